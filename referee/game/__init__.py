@@ -1,0 +1,1 @@
+"""The pure rules engine: events in, new state and announcements out. No I/O here."""

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Install everything the referee needs into .venv/ (and Debian packages when root).
+#   scripts/setup.sh          runtime only
+#   scripts/setup.sh --dev    plus the test tools
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(espeak-ng libportaudio2 sox libsox-fmt-all libgl1 libglib2.0-0
+              gnome-cards-data kdegames-card-data-kf5 fonts-dejavu-core librsvg2-bin xvfb)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing Debian packages. Run:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+# torch first and pinned: an unpinned torch pulls several GB from the network.
+.venv/bin/python -m pip install -q "torch==2.14.1" "torchvision==0.29.1"
+extra=""
+[ "${1:-}" = "--dev" ] && extra="[dev]"
+.venv/bin/python -m pip install -q -e ".${extra}"
+# ultralytics may drag in opencv-python-headless; both write cv2/, so make the GUI build win.
+if .venv/bin/python -m pip show -q opencv-python-headless >/dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall -q -y opencv-python-headless
+  .venv/bin/python -m pip install -q --force-reinstall --no-deps "opencv-python==5.0.0.93"
+fi
+echo "setup: ready (.venv/bin/referee)"
