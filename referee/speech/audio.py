@@ -1,0 +1,250 @@
+"""Audio in: wav files of any rate and channel count, and the microphone, as 16 kHz mono chunks.
+
+A source is an iterable of :class:`Chunk` (float32 samples in [-1, 1] and the audio time of
+their first sample). Problems a user can cause (a missing file, a wav that is not PCM, no
+microphone) raise :class:`referee.cli.UserError` with a message they can act on.
+"""
+
+from __future__ import annotations
+
+import queue
+import wave
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from referee.speech.types import SAMPLE_RATE
+
+CHUNK_S = 0.02
+NO_MIC = "No microphone found. Plug one in or run `referee demo`."
+
+
+def _user_error(message: str) -> Exception:
+    from referee.cli import UserError
+
+    return UserError(message)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """``samples`` (float32, 16 kHz mono) starting ``start`` seconds into the stream."""
+
+    start: float
+    samples: np.ndarray
+
+    @property
+    def end(self) -> float:
+        return self.start + len(self.samples) / SAMPLE_RATE
+
+
+def resample(samples: np.ndarray, rate: int, target: int = SAMPLE_RATE) -> np.ndarray:
+    """Resample mono float samples; a windowed-sinc low-pass first when going down."""
+    if rate == target or len(samples) == 0:
+        return samples.astype(np.float32, copy=False)
+    x = samples.astype(np.float64)
+    if target < rate:
+        cutoff = 0.45 * target / rate  # cycles per input sample
+        half = 32
+        n = np.arange(-half, half + 1)
+        taps = 2 * cutoff * np.sinc(2 * cutoff * n) * np.hamming(2 * half + 1)
+        x = np.convolve(x, taps / taps.sum(), mode="same")
+    count = int(round(len(x) * target / rate))
+    positions = np.arange(count) * (rate / target)
+    return np.interp(positions, np.arange(len(x)), x).astype(np.float32)
+
+
+def to_mono_float(frames: np.ndarray, channels: int) -> np.ndarray:
+    """Interleaved integer or float frames to mono float32 in [-1, 1] (channels averaged)."""
+    if frames.dtype.kind in "iu":
+        info = np.iinfo(frames.dtype)
+        scale = float(max(abs(info.min), info.max))
+        offset = 0.0 if info.min < 0 else (info.max + 1) / 2
+        x = (frames.astype(np.float64) - offset) / scale
+    else:
+        x = frames.astype(np.float64)
+    if channels > 1:
+        x = x.reshape(-1, channels).mean(axis=1)
+    return x.astype(np.float32)
+
+
+def read_wav(path: str | Path, *, check: bool = True) -> np.ndarray:
+    """A PCM wav of any rate/channels/width as 16 kHz mono float32.
+
+    With ``check``, digital silence is an error (a muted or unplugged mic recorded nothing).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise _user_error(f"No such audio file: {path}")
+    try:
+        with wave.open(str(path), "rb") as wav:
+            rate, channels, width = wav.getframerate(), wav.getnchannels(), wav.getsampwidth()
+            raw = wav.readframes(wav.getnframes())
+    except (wave.Error, EOFError) as err:
+        raise _user_error(
+            f"{path} is not a PCM wav file ({err}). Convert it, e.g. "
+            f"`sox {path.name} -r 16000 -c 1 -b 16 out.wav`."
+        ) from err
+    if width == 1:
+        frames = np.frombuffer(raw, np.uint8)
+    elif width == 2:
+        frames = np.frombuffer(raw, "<i2")
+    elif width == 3:
+        b = np.frombuffer(raw[: len(raw) // 3 * 3], np.uint8).reshape(-1, 3).astype(np.int32)
+        value = b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)
+        frames = (np.where(value >= 1 << 23, value - (1 << 24), value) << 8).astype(np.int32)
+    elif width == 4:
+        frames = np.frombuffer(raw, "<i4")
+    else:
+        raise _user_error(f"{path}: unsupported sample width of {width} bytes.")
+    frames = frames[: len(frames) // channels * channels]
+    samples = resample(to_mono_float(frames, channels), rate)
+    if check:
+        problem = level_problem(samples)
+        if problem == "silent":
+            raise _user_error(f"{path} is silent: nothing to listen to.")
+    return samples
+
+
+def write_wav(path: str | Path, samples: np.ndarray, rate: int = SAMPLE_RATE) -> Path:
+    """Write mono float samples as 16-bit PCM."""
+    path = Path(path)
+    pcm = (np.clip(samples, -1.0, 1.0) * 32767).astype("<i2")
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(rate)
+        wav.writeframes(pcm.tobytes())
+    return path
+
+
+def level_problem(samples: np.ndarray) -> str | None:
+    """``"silent"``, ``"clipping"`` or None: what is wrong with a recording's level."""
+    if len(samples) == 0 or float(np.max(np.abs(samples))) < 1e-4:
+        return "silent"
+    if float(np.mean(np.abs(samples) > 0.99)) > 0.001:
+        return "clipping"
+    return None
+
+
+def chunks(samples: np.ndarray, chunk_s: float = CHUNK_S, start: float = 0.0) -> Iterator[Chunk]:
+    """Cut samples into chunks, as a live stream would deliver them."""
+    step = int(chunk_s * SAMPLE_RATE)
+    for i in range(0, len(samples), step):
+        yield Chunk(start + i / SAMPLE_RATE, samples[i : i + step])
+
+
+class WavSource:
+    """A wav file streamed as chunks (as if it were being spoken now)."""
+
+    def __init__(self, path: str | Path, chunk_s: float = CHUNK_S):
+        self.path = Path(path)
+        self.samples = read_wav(self.path)
+        self.chunk_s = chunk_s
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return chunks(self.samples, self.chunk_s)
+
+
+class ArraySource:
+    """Samples already in memory (tests, the benchmark)."""
+
+    def __init__(self, samples: np.ndarray, chunk_s: float = CHUNK_S):
+        self.samples = samples.astype(np.float32, copy=False)
+        self.chunk_s = chunk_s
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return chunks(self.samples, self.chunk_s)
+
+
+def _sounddevice():
+    try:
+        import sounddevice
+    except OSError as err:  # PortAudio library missing
+        raise _user_error(
+            f"{NO_MIC} (PortAudio is missing: apt-get install libportaudio2)"
+        ) from err
+    return sounddevice
+
+
+def list_input_devices() -> list[tuple[int, str]]:
+    """(index, name) of every device that can record."""
+    sd = _sounddevice()
+    try:
+        devices = sd.query_devices()
+    except Exception:  # PortAudio errors come in several types
+        return []
+    return [(i, d["name"]) for i, d in enumerate(devices) if d.get("max_input_channels", 0) > 0]
+
+
+def _pick_device(device: str | int | None) -> int | None:
+    inputs = list_input_devices()
+    if not inputs:
+        raise _user_error(NO_MIC)
+    if device is None or device == "":
+        return None
+    if isinstance(device, int) or str(device).isdigit():
+        index = int(device)
+        if index not in {i for i, _ in inputs}:
+            names = ", ".join(f"{i}: {n}" for i, n in inputs)
+            raise _user_error(f"No input device {index}. Input devices: {names}")
+        return index
+    matches = [i for i, name in inputs if str(device).lower() in name.lower()]
+    if not matches:
+        names = ", ".join(f"{i}: {n}" for i, n in inputs)
+        raise _user_error(f"No input device matching {device!r}. Input devices: {names}")
+    return matches[0]
+
+
+class MicSource:
+    """The microphone (``device``: index, part of a name, or None for the default), 16 kHz mono.
+
+    ``seconds`` stops after that much audio (None: until interrupted). Audio time counts
+    samples delivered, so it is the same clock the recognizer stamps utterances with.
+    """
+
+    def __init__(
+        self,
+        device: str | int | None = None,
+        seconds: float | None = None,
+        chunk_s: float = CHUNK_S,
+    ):
+        self.device = device
+        self.seconds = seconds
+        self.chunk_s = chunk_s
+
+    def __iter__(self) -> Iterator[Chunk]:
+        sd = _sounddevice()
+        device = _pick_device(self.device)
+        blocks: queue.Queue[np.ndarray] = queue.Queue()
+
+        def callback(indata, _frames, _time, _status) -> None:
+            blocks.put(indata[:, 0].copy())
+
+        try:
+            stream = sd.InputStream(
+                samplerate=SAMPLE_RATE,
+                channels=1,
+                dtype="float32",
+                blocksize=int(self.chunk_s * SAMPLE_RATE),
+                device=device,
+                callback=callback,
+            )
+            stream.start()
+        except Exception as err:  # sd.PortAudioError and friends
+            raise _user_error(f"{NO_MIC} ({err})") from err
+        position = 0
+        try:
+            while self.seconds is None or position < self.seconds * SAMPLE_RATE:
+                try:
+                    block = blocks.get(timeout=2.0)
+                except queue.Empty:
+                    raise _user_error(
+                        f"The microphone stopped delivering audio. {NO_MIC}"
+                    ) from None
+                yield Chunk(position / SAMPLE_RATE, block)
+                position += len(block)
+        finally:
+            stream.stop()
+            stream.close()

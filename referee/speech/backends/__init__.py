@@ -1,0 +1,48 @@
+"""Recognizer backends: each turns a stretch of 16 kHz audio into a :class:`Hypothesis`.
+
+A backend knows nothing of streams, timing or the game's rules; it only takes the legal
+vocabulary (:meth:`Backend.set_context`) so its grammar or prompt can expect those words.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from referee.speech.types import Hypothesis
+from referee.speech.vocab import ListenContext
+
+#: name -> (module, class); imported only when chosen.
+BACKENDS: dict[str, tuple[str, str]] = {
+    "whisper": ("referee.speech.backends.whisper", "WhisperBackend"),
+    "pocketsphinx": ("referee.speech.backends.sphinx", "SphinxBackend"),
+    "vosk": ("referee.speech.backends.vosk", "VoskBackend"),
+}
+DEFAULT_BACKEND = "whisper"
+
+
+class Backend(Protocol):
+    name: str
+    #: whether decoding is cheap enough to re-run on an utterance in progress
+    streaming_cost_s: float
+
+    def set_context(self, ctx: ListenContext) -> list[str]:
+        """Listen for this vocabulary from now on; returns warnings (e.g. unmodelled names)."""
+        ...
+
+    def decode(self, audio: np.ndarray) -> Hypothesis:
+        """Recognize float32 16 kHz mono audio holding one utterance."""
+        ...
+
+
+def create(name: str, **options) -> Backend:
+    import importlib
+
+    from referee.cli import UserError
+
+    if name not in BACKENDS:
+        raise UserError(f"Unknown backend {name!r}; choose one of {', '.join(BACKENDS)}.")
+    module_name, class_name = BACKENDS[name]
+    module = importlib.import_module(module_name)
+    return getattr(module, class_name)(**options)

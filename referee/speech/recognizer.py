@@ -1,0 +1,194 @@
+"""The recognizer: audio stream in, :class:`Heard` (utterance + intent) out.
+
+It ties the shared parts together so every backend behaves the same at the table:
+
+* voice activity cuts the stream and stamps each utterance with the *onset* of speech, so
+  the first to call is decided by audio time, never by decoding time;
+* a call is emitted early, from the utterance in progress, as soon as it is recognized
+  (``partial=True``); the final result for the same utterance follows;
+* everything heard is parsed (:func:`referee.intents.parse`) and checked against what is
+  legal now (:func:`referee.speech.vocab.admit`); chatter and illegal phrases are dropped;
+* :meth:`Recognizer.mute` closes the ears while the referee itself speaks.
+
+>>> rec = Recognizer(backend_name="pocketsphinx")                        # doctest: +SKIP
+>>> rec.set_context(ListenContext(players=("Alice", "Ben"), legal_ranks=("7",)))
+>>> for heard in rec.utterances(MicSource()):                           # doctest: +SKIP
+...     print(heard.utterance.start, heard.intent)
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+
+import numpy as np
+
+from referee.intents import Intent, parse
+from referee.speech import backends
+from referee.speech.audio import Chunk
+from referee.speech.profile import DEFAULT, MicProfile
+from referee.speech.types import SAMPLE_RATE, Heard, Utterance
+from referee.speech.vad import FRAME, Segment, Segmenter
+from referee.speech.vocab import ListenContext, admit
+
+#: re-decode an utterance in progress every this much new audio, looking for a call
+PARTIAL_STEP_S = 0.15
+#: ...but only once it is this long (shorter is too little to recognize anything)
+PARTIAL_MIN_S = 0.2
+#: a call is at most a few words; longer utterances in progress are not re-decoded
+PARTIAL_MAX_S = 2.0
+#: a name and a call this close together are one call by that player ("Ben... cheat!")
+NAME_CALL_GAP_S = 1.0
+
+
+def merge_caller(previous: Heard | None, heard: Heard) -> Heard | None:
+    """A call with its caller, when a name and a caller-less call came as two utterances.
+
+    "Ben ... cheat!" and "cheat! ... Ben" both become a call by Ben, stamped with the onset of
+    the first of the two; None when the pair does not make such a call.
+    """
+    if previous is None or previous.utterance.partial or heard.utterance.partial:
+        return None
+    if heard.utterance.start - previous.utterance.end > NAME_CALL_GAP_S:
+        return None
+    pair = {previous.intent.type, heard.intent.type}
+    if pair != {"name", "call"}:
+        return None
+    name, call = (previous, heard) if previous.intent.type == "name" else (heard, previous)
+    if call.intent.caller is not None:
+        return None
+    utterance = Utterance(
+        previous.utterance.start,
+        heard.utterance.end,
+        f"{previous.utterance.text} {heard.utterance.text}",
+        heard.utterance.confidence,
+    )
+    intent = replace(call.intent, caller=name.intent.name)
+    return Heard(utterance, intent, decided_at=heard.decided_at)
+
+
+class Recognizer:
+    """Listens with one backend under the current :class:`ListenContext`."""
+
+    def __init__(
+        self,
+        backend: backends.Backend | None = None,
+        *,
+        backend_name: str = backends.DEFAULT_BACKEND,
+        context: ListenContext | None = None,
+        profile: MicProfile = DEFAULT,
+        partials: bool = True,
+        warn=None,
+        **backend_options,
+    ):
+        self.backend = backend or backends.create(backend_name, **backend_options)
+        self.profile = profile
+        self.partials = partials
+        self.warn = warn or (lambda message: print(f"referee: {message}", file=sys.stderr))
+        self.muted_until = -1.0
+        self.audio_time = 0.0
+        #: simulated clock: audio time at which the last decision would be known live
+        self.busy_until = 0.0
+        self.set_context(context or ListenContext())
+
+    def set_context(self, ctx: ListenContext) -> None:
+        """Listen for what is legal now (call at every turn)."""
+        self.context = ctx
+        for warning in self.backend.set_context(ctx):
+            self.warn(warning)
+
+    def mute(self, until: float) -> None:
+        """Ignore everything heard before audio time ``until`` (the referee is speaking)."""
+        self.muted_until = max(self.muted_until, until)
+
+    def mute_for(self, seconds: float) -> None:
+        """Mute from the latest audio heard for ``seconds``."""
+        self.mute(self.audio_time + seconds)
+
+    def unmute(self) -> None:
+        self.muted_until = -1.0
+
+    def interpret(self, text: str) -> Intent | None:
+        """The intent of ``text`` if it is legal now, else None."""
+        intent = parse(text, self.context.players)
+        return intent if admit(intent, self.context) else None
+
+    def _decide(self, segment: Segment, partial: bool) -> Heard | None:
+        """Decode a segment; ``busy_until`` models when the answer would be known live."""
+        started = time.perf_counter()
+        hypothesis = self.backend.decode(segment.audio)
+        spent = time.perf_counter() - started
+        self.busy_until = max(self.busy_until, self.audio_time) + spent
+        if not hypothesis.text:
+            return None
+        intent = self.interpret(hypothesis.text)
+        if intent is None or (partial and intent.type != "call"):
+            return None
+        utterance = Utterance(
+            segment.start, segment.end, hypothesis.text, hypothesis.confidence, partial
+        )
+        return Heard(utterance, intent, decided_at=self.busy_until)
+
+    def utterances(self, source: Iterable[Chunk]) -> Iterator[Heard]:
+        """Everything legal said in ``source``, as soon as it is known.
+
+        A call recognized before its speaker stops comes first with ``partial=True``; the final
+        result for the same onset follows. A name next to a caller-less call yields the call
+        again with its caller.
+        """
+        previous: Heard | None = None
+        for heard in self._heard(source):
+            merged = merge_caller(previous, heard)
+            yield merged or heard
+            if not heard.utterance.partial:
+                previous = None if merged else heard
+
+    def _heard(self, source: Iterable[Chunk]) -> Iterator[Heard]:
+        segmenter = Segmenter(self.profile)
+        self.busy_until = 0.0
+        pending = np.zeros(0, np.float32)
+        pending_start = 0.0
+        last_partial = 0.0
+        called_early = False
+        for chunk in source:
+            if len(pending) == 0:
+                pending_start = chunk.start
+            pending = np.concatenate([pending, chunk.samples.astype(np.float32, copy=False)])
+            while len(pending) >= FRAME:
+                frame, pending = pending[:FRAME], pending[FRAME:]
+                t = pending_start
+                pending_start += FRAME / SAMPLE_RATE
+                self.audio_time = pending_start
+                if pending_start <= self.muted_until:
+                    segmenter.reset()
+                    segmenter.listen_only(frame)
+                    continue
+                was_speaking = segmenter.in_speech
+                finished = segmenter.push(t, frame)
+                if segmenter.in_speech and not was_speaking:
+                    last_partial, called_early = 0.0, False
+                if finished is not None:
+                    heard = self._decide(finished, partial=False)
+                    if heard is not None:
+                        yield heard
+                    continue
+                current = segmenter.current(pending_start)
+                if not (self.partials and current is not None and not called_early):
+                    continue
+                length = pending_start - current.start
+                if PARTIAL_MIN_S <= length <= PARTIAL_MAX_S and length - last_partial >= (
+                    PARTIAL_STEP_S
+                ):
+                    last_partial = length
+                    heard = self._decide(current, partial=True)
+                    if heard is not None:
+                        called_early = True
+                        yield heard
+        if segmenter.in_speech:
+            current = segmenter.current(self.audio_time)
+            if current is not None:
+                heard = self._decide(current, partial=False)
+                if heard is not None:
+                    yield heard

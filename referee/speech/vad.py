@@ -1,0 +1,116 @@
+"""Voice activity: cut a stream into utterances by level above a tracked noise floor.
+
+Deliberately simple (an energy gate with hysteresis): it runs in microseconds, and its job is
+to stamp *when* someone began to speak. The recognizer decides *what* was said.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from referee.speech.profile import DEFAULT, MicProfile
+from referee.speech.types import SAMPLE_RATE
+
+FRAME = 320  # 20 ms
+
+
+def level_db(frame: np.ndarray) -> float:
+    return float(10 * np.log10(np.mean(np.square(frame, dtype=np.float64)) + 1e-12))
+
+
+@dataclass
+class Segment:
+    """An utterance in progress or finished: ``audio`` includes a short pre-roll."""
+
+    start: float
+    end: float
+    audio: np.ndarray
+    done: bool
+
+
+class Segmenter:
+    """Feed 20 ms frames; it reports where utterances begin and end."""
+
+    def __init__(self, profile: MicProfile = DEFAULT):
+        self.profile = profile
+        self.floor_db = profile.noise_floor_db
+        self._preroll: list[np.ndarray] = []
+        self._frames: list[np.ndarray] = []
+        self._run = 0  # consecutive loud frames before an onset
+        self._quiet = 0  # consecutive quiet frames inside an utterance
+        self.start: float | None = None
+        self._last_loud_end = 0.0
+
+    @property
+    def in_speech(self) -> bool:
+        return self.start is not None
+
+    def _is_loud(self, db: float) -> bool:
+        return db > max(self.floor_db + self.profile.margin_db, self.profile.min_level_db)
+
+    def _track_floor(self, db: float) -> None:
+        # fast down, slow up: the floor follows the quiet between words, not the words
+        rate = 0.3 if db < self.floor_db else 0.02
+        self.floor_db = max(-75.0, self.floor_db + rate * (db - self.floor_db))
+
+    def reset(self) -> None:
+        """Forget any utterance in progress (used by the mute gate)."""
+        self._frames, self._run, self._quiet, self.start = [], 0, 0, None
+
+    def listen_only(self, frame: np.ndarray) -> None:
+        """Let a frame move the noise floor without ever starting an utterance."""
+        self._track_floor(level_db(frame))
+        self._remember(frame)
+
+    def _remember(self, frame: np.ndarray) -> None:
+        self._preroll.append(frame)
+        keep = max(1, int(self.profile.preroll_s * SAMPLE_RATE / FRAME)) + 8
+        del self._preroll[:-keep]
+
+    def push(self, t: float, frame: np.ndarray) -> Segment | None:
+        """Add the frame starting at audio time ``t``; returns a finished segment, if any."""
+        db = level_db(frame)
+        loud = self._is_loud(db)
+        p = self.profile
+        frame_s = len(frame) / SAMPLE_RATE
+        self._remember(frame)
+        if self.start is None:
+            if not loud:
+                self._run = 0
+                self._track_floor(db)
+                return None
+            self._run += 1
+            if self._run * frame_s < p.onset_s:
+                return None
+            onset_frames = self._run
+            self.start = t + frame_s - onset_frames * frame_s
+            pre = int(p.preroll_s * SAMPLE_RATE / FRAME)
+            self._frames = list(self._preroll[-(onset_frames + pre) :])
+            self._quiet = 0
+            self._last_loud_end = t + frame_s
+            return None
+        self._frames.append(frame)
+        if loud:
+            self._quiet = 0
+            self._last_loud_end = t + frame_s
+        else:
+            self._quiet += 1
+            if self._quiet * frame_s > 0.3:
+                self._track_floor(db)
+        too_long = t + frame_s - self.start >= p.max_utterance_s
+        if self._quiet * frame_s >= p.hangover_s or too_long:
+            segment = Segment(self.start, self._last_loud_end, self.audio(), True)
+            self.reset()
+            return segment
+        return None
+
+    def audio(self) -> np.ndarray:
+        return np.concatenate(self._frames) if self._frames else np.zeros(0, np.float32)
+
+    def current(self, t_end: float) -> Segment | None:
+        """The utterance in progress, if any (for early recognition of calls)."""
+        if self.start is None:
+            return None
+        return Segment(self.start, t_end, self.audio(), False)

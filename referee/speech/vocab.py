@@ -1,0 +1,161 @@
+"""What may be said now: the legal vocabulary, built from the game context.
+
+Like a voice chess front-end that only listens for legal moves, the recognizer is told the
+players, the ranks that may be claimed and the largest count; grammars, prompts and the final
+check (:func:`admit`) all come from here and from :mod:`referee.intents`, so there is one
+source of truth for the words of the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from referee.game.cards import RANKS, rank_name
+from referee.intents import (
+    CALL_PHRASES,
+    CALL_WORDS,
+    COMMAND_PHRASES,
+    COUNT_WORDS,
+    PASS_PHRASES,
+    Intent,
+    normalize,
+)
+
+INTENT_TYPES = frozenset({"claim", "call", "pass", "command", "name", "count", "verdict"})
+NUMBER_WORDS = {n: w for w, n in COUNT_WORDS.items() if w not in ("a", "an", "single")}
+#: the calls a grammar lists (CALL_WORDS holds inflections a grammar does not need).
+GRAMMAR_CALLS = ("cheat", "cheater", "bullshit", "liar", "i doubt it", "b s")
+
+
+@dataclass(frozen=True)
+class ListenContext:
+    """What is legal to say now.
+
+    ``legal_ranks``: ranks a claim may name (the rank due, or all of them in free-choice
+    variants). ``max_count``: the most cards one claim may hold, and the largest bare count.
+    ``intents``: intent types that mean something now (others are rejected as chatter).
+    """
+
+    players: tuple[str, ...] = ()
+    legal_ranks: tuple[str, ...] = RANKS
+    max_count: int = 4
+    intents: frozenset[str] = field(default=INTENT_TYPES)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "players", tuple(self.players))
+        object.__setattr__(self, "legal_ranks", tuple(self.legal_ranks))
+        object.__setattr__(self, "intents", frozenset(self.intents))
+        unknown = set(self.legal_ranks) - set(RANKS)
+        if unknown:
+            raise ValueError(f"not ranks: {sorted(unknown)}")
+
+    @classmethod
+    def for_rank_due(cls, rank_due: str | None, players: Iterable[str] = (), **kw) -> ListenContext:
+        ranks = (rank_due,) if rank_due else RANKS
+        return cls(players=tuple(players), legal_ranks=ranks, **kw)
+
+
+def admit(intent: Intent, ctx: ListenContext) -> bool:
+    """Whether ``intent`` is something a player may say now (chatter and the illegal are not)."""
+    if intent.type not in ctx.intents:
+        return False
+    if intent.type == "claim":
+        return intent.rank in ctx.legal_ranks and 1 <= (intent.count or 0) <= ctx.max_count
+    if intent.type == "count":
+        return 1 <= (intent.count or 0) <= ctx.max_count
+    if intent.type == "name":
+        return intent.name in ctx.players
+    return True
+
+
+def count_words(ctx: ListenContext) -> list[str]:
+    return [NUMBER_WORDS[n] for n in range(1, ctx.max_count + 1) if n in NUMBER_WORDS]
+
+
+def claim_phrases(ctx: ListenContext) -> list[str]:
+    """Canonical spoken claims: "two aces", "a king", "one king"..."""
+    out: list[str] = []
+    for rank in ctx.legal_ranks:
+        for n in range(1, ctx.max_count + 1):
+            word = NUMBER_WORDS.get(n)
+            if word is None:
+                continue
+            out.append(f"{word} {rank_name(rank, n)}")
+            if n == 1:
+                out.append(f"a{'n' if rank == 'A' else ''} {rank_name(rank, 1)}")
+    return out
+
+
+def command_phrases(ctx: ListenContext) -> list[str]:
+    return [phrase for phrase, _command in COMMAND_PHRASES if "'" not in phrase]
+
+
+def name_words(ctx: ListenContext) -> list[str]:
+    return [normalize(p) for p in ctx.players if normalize(p)]
+
+
+def phrases(ctx: ListenContext) -> list[str]:
+    """Every legal phrase, normalized; what a grammar-mode recognizer may output."""
+    out: list[str] = []
+    if "claim" in ctx.intents:
+        out += claim_phrases(ctx)
+    if "call" in ctx.intents:
+        out += list(GRAMMAR_CALLS)
+        for name in name_words(ctx):
+            out += [f"{name} {call}" for call in GRAMMAR_CALLS[:3]]
+            out += [f"{call} {name}" for call in GRAMMAR_CALLS[:3]]
+    if "pass" in ctx.intents:
+        out += list(PASS_PHRASES[:2])
+    if "command" in ctx.intents:
+        out += command_phrases(ctx)
+    if "name" in ctx.intents:
+        out += name_words(ctx)
+    if "count" in ctx.intents:
+        out += count_words(ctx)
+    if "verdict" in ctx.intents:
+        out += ["honest", "lie"]
+    return list(dict.fromkeys(normalize(p) for p in out))
+
+
+def max_words(ctx: ListenContext) -> int:
+    """The longest legal phrase, in words (anything longer heard is chatter)."""
+    return max((len(p.split()) for p in phrases(ctx)), default=1)
+
+
+def prompt(ctx: ListenContext) -> str:
+    """A whisper prompt: a sample of the table's talk, so the decoder expects these words."""
+    parts: list[str] = []
+    if "count" in ctx.intents or "claim" in ctx.intents:
+        parts.append(", ".join(w.capitalize() for w in count_words(ctx)) + ".")
+    if "claim" in ctx.intents:
+        ranks = ctx.legal_ranks if len(ctx.legal_ranks) <= 4 else ("A", "K", "7", "Q", "J", "10")
+        counts = [n for n in (2, 1, 3, 4) if n <= ctx.max_count]
+        for i, rank in enumerate(ranks):
+            n = counts[i % len(counts)]
+            parts.append(f"{NUMBER_WORDS[n].capitalize()} {rank_name(rank, n)}.")
+    if "call" in ctx.intents:
+        parts.append("Cheat! Bullshit! Liar! I doubt it!")
+    if "pass" in ctx.intents:
+        parts.append("Pass.")
+    if "command" in ctx.intents:
+        parts.append("Undo. Repeat. Score. New game. How many cards? Whose turn?")
+    if ctx.players and ("name" in ctx.intents or "call" in ctx.intents):
+        parts.append(", ".join(ctx.players) + ".")
+    return " ".join(parts)
+
+
+def call_word_list() -> list[str]:
+    return sorted(CALL_WORDS) + list(CALL_PHRASES)
+
+
+#: common words that are not the game's: grammar backends get them as an escape route, so
+#: off-list speech lands on a word that parses to nothing instead of on a legal phrase.
+GARBAGE_WORDS: tuple[str, ...] = tuple(
+    """zero oh yes no yeah okay well so the and it is was that this what you we they he she
+    go going come get got have had do did not now then there here when where why who
+    good great nice right left up down out in off over time day night way man hand
+    tree free three's tea see sea me my mine your yours our just like know think want
+    look hey hi hello thanks thank please sorry wait stop start play played card table
+    drink beer music game money water more less much many some any all none""".split()
+)
