@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from referee.cli import UserError
 from referee.game.announce import Announcement
@@ -33,8 +33,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a house rule, e.g. passing=always (repeatable)")  # fmt: skip
     parser.add_argument("--journal", type=Path, help="journal file (default: the user's data "
                         "directory, or REFEREE_JOURNAL)")  # fmt: skip
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the game in the journal, then apply the events")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the game in the journal, then apply the events",
+    )
     parser.add_argument("--db", help="record finished games in this score database")
     parser.add_argument("--scoring", default="wins", help="scoring table for --db (default wins)")
 
@@ -92,15 +95,16 @@ def _open_session(args: argparse.Namespace) -> Session:
     return session
 
 
-def _lines(path: str) -> list[str]:
+def _open_events(path: str) -> TextIO:
+    """The transcript, read line by line as it arrives (a pipe or fifo works too)."""
     if path == "-":
-        return sys.stdin.read().splitlines()
+        return sys.stdin
     try:
-        return Path(path).read_text(encoding="utf-8").splitlines()
+        return open(path, encoding="utf-8")  # noqa: SIM115 - closed by run()
     except FileNotFoundError:
         raise UserError(f"no such events file: {path}") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise UserError(f"cannot read {path}: {err}") from None
+    except OSError as err:
+        raise UserError(f"cannot read {path}: {err.strerror}") from None
 
 
 def apply_line(session: Session, number: int, line: str) -> None:
@@ -111,11 +115,11 @@ def apply_line(session: Session, number: int, line: str) -> None:
         _complain(number, f"not JSON ({err.msg})")
         return
     if not isinstance(item, dict):
-        _complain(number, "expected a JSON object like {\"heard\": \"two aces\"}")
+        _complain(number, 'expected a JSON object like {"heard": "two aces"}')
         return
     t = item.get("t")
     if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)):
-        _complain(number, f"\"t\" must be a number of seconds, not {t!r}")
+        _complain(number, f'"t" must be a number of seconds, not {t!r}')
         return
     if isinstance(item.get("heard"), str):
         _say(session.hear(item["heard"], t))
@@ -134,21 +138,25 @@ def apply_line(session: Session, number: int, line: str) -> None:
             return
         _say(session.submit(event))
     else:
-        _complain(number, "expected \"heard\" (text) or \"saw\" (a list of cards)")
+        _complain(number, 'expected "heard" (text) or "saw" (a list of cards)')
 
 
 def run(args: argparse.Namespace) -> int:
-    lines = _lines(args.events)
+    source = _open_events(args.events)
     session = _open_session(args)
     try:
-        for number, line in enumerate(lines, 1):
+        for number, line in enumerate(source, 1):
             if line.strip():
                 apply_line(session, number, line)
         _say(session.submit(Close()))
         state = session.state
         _emit({"state": state.to_dict(legal_ranks(state) if state.phase != "over" else ())})
+    except UnicodeDecodeError as err:
+        raise UserError(f"{args.events} is not UTF-8 text: {err.reason}") from None
     except JournalError as err:
         raise UserError(str(err)) from None
     finally:
         session.close()
+        if source is not sys.stdin:
+            source.close()
     return 0

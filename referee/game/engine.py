@@ -291,7 +291,7 @@ def _reveal(s: State, e: Reveal, say: Say) -> None:
     elif s.phase == "play" and s.rules.four_of_a_kind:
         _lay_out_four(s, e.cards, say)
     else:
-        _expect(s, "reveal")
+        _expect(s, "play")
         raise Rejected("No cards were asked for.")
 
 
@@ -301,8 +301,9 @@ def _judge(s: State, cards: tuple[Card, ...], say: Say) -> None:
     wrong_rank = any(c.rank != play.rank and not (wild and c.rank == JOKER) for c in cards)
     wrong_count = len(cards) != play.count
     if wrong_count and not s.rules.count_is_honest:
-        s.hands[play.seat] += play.count - len(cards)  # what was really laid
-        play.count = len(cards)
+        laid = min(len(cards), play.count + s.hands[play.seat])  # what was really laid
+        s.hands[play.seat] += play.count - laid
+        play.count = laid
     play.cards = cards
     honest = not wrong_rank and (s.rules.count_is_honest or not wrong_count)
     seen = seen_phrase(cards)
@@ -539,7 +540,7 @@ def _go_out(s: State, seat: int, say: Say) -> None:
 
 
 def _end_game(s: State, say: Say) -> None:
-    s.phase = "over"
+    s.phase, s.callable = "over", []
     rest = sorted(_active(s), key=lambda seat: (s.hands[seat], seat))
     places = [s.players[seat] for seat in s.out_order + rest]
 

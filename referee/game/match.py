@@ -57,7 +57,7 @@ class Match:
         """Whose turn it is and what is due, or who won."""
         s = self.state
         if s.phase == "over":
-            return [Announcement(f"Game {s.game} is over. Say \"new game\" to play again.", "over")]
+            return [Announcement(f'Game {s.game} is over. Say "new game" to play again.', "over")]
         if s.phase == "reveal" and s.challenged is not None:
             claimer = s.players[s.pile[s.challenged].seat]
             return [Announcement(f"{claimer}, turn the cards over.", "reveal_request")]
@@ -67,9 +67,14 @@ class Match:
         return [Announcement(f"{s.players[s.turn]}, {due}.", "turn")]
 
     def query(self, command: str) -> list[Announcement]:
-        s = self.state
+        """Answer "repeat", "score", "how many cards" or "whose turn"."""
         if command == "repeat":
             return list(self.last_said)
+        self.last_said = self._answer(command)
+        return list(self.last_said)
+
+    def _answer(self, command: str) -> list[Announcement]:
+        s = self.state
         if command == "score":
             return [Announcement(f"Games won: {standing_phrase(s.players, s.wins)}", "standing")]
         if command == "how_many":

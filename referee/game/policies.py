@@ -117,6 +117,8 @@ def pass_problem(state: State, legal: tuple[str, ...]) -> str | None:
     rules = state.rules
     if rules.rank_order == "rounds" and state.round_rank is None:
         return f"{who} starts the round and can't pass."
+    if rules.rank_order == "rounds" and state.last_player == state.turn:
+        return f"{who}, add more {rank_name(legal[0], 2)} or say new round."
     if rules.passing == "never":
         return f"No passing: {who}, you must play {due_phrase(legal)}."
     if rules.passing == "exhausted":

@@ -123,7 +123,11 @@ class State:
             "may_call": may_call,
             "caller": self.name(self.caller),
             "winner": self.name(self.winner),
-            "places": [self.players[s] for s in self.out_order],
+            "places": (
+                list(self.records[-1].places)
+                if self.phase == "over" and self.records
+                else [self.players[s] for s in self.out_order]
+            ),
             "wins": dict(zip(self.players, self.wins, strict=True)),
             "rules": self.rules.to_dict(),
         }

@@ -41,6 +41,7 @@ class Journal:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            _cut_half_line(self.path)
             self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
         except OSError as err:
             raise JournalError(f"cannot write the journal {self.path}: {err.strerror}") from None
@@ -77,6 +78,16 @@ class Journal:
 
     def close(self) -> None:
         self._file.close()
+
+
+def _cut_half_line(path: Path) -> None:
+    """Drop a last line left half-written by a kill, so new lines start clean."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with open(path, "r+b") as f:
+            f.truncate(data.rfind(b"\n") + 1)
 
 
 def read_journal(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool]:
