@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -127,10 +128,10 @@ class Store:
         try:
             conn = sqlite3.connect(db_path, timeout=timeout, isolation_level=None)
             store = cls(conn, db_path)
-            with store._errors("open"):
+            with store._errors("open it"):
                 conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
                 conn.execute("PRAGMA foreign_keys = ON")
-                conn.execute("PRAGMA journal_mode = WAL").fetchone()
+                _use_wal(conn, timeout)
                 conn.execute("PRAGMA synchronous = FULL")
                 store._migrate()
         except sqlite3.Error as err:
@@ -446,6 +447,24 @@ def _check_record(record: GameRecord) -> None:
         raise ValueError(f"game {record.game} cannot be stored: " + "; ".join(problems))
 
 
+def _use_wal(conn: sqlite3.Connection, timeout: float) -> None:
+    """Switch the file to WAL mode once; a file already in WAL mode is left alone.
+
+    SQLite answers a concurrent switch with "database is locked" at once, without waiting
+    for the busy timeout (two referees opening a new file together), so retry here.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err).lower() or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+
+
 def _statements(sql: str) -> Iterator[str]:
     """Split a migration script into statements (``executescript`` would commit early)."""
     buffer = ""
@@ -464,11 +483,12 @@ def _store_error(err: sqlite3.Error, path: Path, action: str) -> StoreError:
     """Turn an sqlite3 error into a message the user can act on."""
     code = getattr(err, "sqlite_errorname", "") or ""
     text = str(err).lower()
+    kept = " The game is kept in the journal." if action == "record a game" else ""
     if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
         return StoreError(
             f"The score database {path} is locked by another referee (or another program "
             f"holding it open), so I could not {action}. Close the other one and try again, "
-            f"or use a separate file with --db PATH. The game is kept in the journal."
+            f"or use a separate file with --db PATH.{kept}"
         )
     if code.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or (
         "not a database" in text or "malformed" in text
@@ -491,6 +511,6 @@ def _store_error(err: sqlite3.Error, path: Path, action: str) -> StoreError:
     if code.startswith("SQLITE_FULL") or "disk is full" in text:
         return StoreError(
             f"The disk holding the score database {path} is full; free some space and try "
-            "again. The game is kept in the journal."
+            f"again.{kept}"
         )
     return StoreError(f"The score database {path} failed to {action}: {err}.")
