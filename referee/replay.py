@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -56,14 +57,18 @@ def _complain(number: int, message: str) -> None:
     _emit({"error": f"line {number}: {message}", "line": number})
 
 
-def _recorder(args: argparse.Namespace, players: tuple[str, ...], rules: dict) -> Recorder | None:
+def _recorder(
+    args: argparse.Namespace, players: tuple[str, ...], rules: dict, key: str
+) -> Recorder | None:
+    """The score recorder for ``--db``; ``key`` (the journal's start) makes a resumed match
+    the same match in the database."""
     if not args.db:
         return None
     from referee.store import open_recorder
 
     try:
-        return open_recorder(args.db, players, rules, args.scoring)
-    except Exception as err:  # the store says what went wrong; the replay goes on
+        return open_recorder(args.db, players, rules, args.scoring, key=key)
+    except ValueError as err:  # an unknown scoring table
         raise UserError(str(err)) from None
 
 
@@ -74,7 +79,7 @@ def _open_session(args: argparse.Namespace) -> Session:
             from referee.store.journal import read_journal
 
             header, _entries, _dropped = read_journal(journal)
-            recorder = _recorder(args, tuple(header["players"]), header["rules"])
+            recorder = _recorder(args, tuple(header["players"]), header["rules"], header["started"])
             session = Session.resume(journal, recorder)
         except JournalError as err:
             raise UserError(str(err)) from None
@@ -87,8 +92,9 @@ def _open_session(args: argparse.Namespace) -> Session:
     players = [p.strip() for p in args.players.split(",") if p.strip()]
     try:
         rules = rules_from(args.rules, args.settings)
-        recorder = _recorder(args, tuple(players), rules.to_dict())
-        session = Session.start(players, rules, journal, recorder, source="replay")
+        started = datetime.now(UTC).isoformat(timespec="microseconds")
+        recorder = _recorder(args, tuple(players), rules.to_dict(), started)
+        session = Session.start(players, rules, journal, recorder, source="replay", started=started)
     except (ValueError, JournalError) as err:
         raise UserError(str(err)) from None
     _say(session.opening())

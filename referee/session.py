@@ -70,6 +70,8 @@ class Session:
         if kind == "claim":
             return self.submit(Claim(intent.count or 0, intent.rank or "A", t=t))
         if kind == "call":
+            if self.state.phase == "who_called" and intent.caller:
+                return self.submit(Name(intent.caller, t=t))  # the caller named late
             return self.submit(Call(intent.caller, intent.target, t=t))
         if kind == "pass":
             return self.submit(Pass(t=t))
@@ -106,15 +108,20 @@ class Session:
 
     def submit(self, event: Event) -> list[Announcement]:
         outcome = self.match.handle(event)
+        said = list(outcome.said)
         if outcome.accepted:
             if self.journal:
                 self.journal.append(event)
-            self._record_finished()
-        return outcome.said
+            if self._record_finished():
+                standing = getattr(self.recorder, "standing", None)
+                if standing is not None:
+                    said.append(Announcement(standing(), "match_standing"))
+        return said
 
-    def _record_finished(self, already: set | None = None) -> None:
+    def _record_finished(self, already: set | None = None) -> bool:
         """Hand every newly finished game to the recorder, and note it in the journal."""
         records = self.state.records
+        fresh = self.recorded < len(records)
         while self.recorded < len(records):
             record = records[self.recorded]
             if self.recorder and record.game not in (already or set()):
@@ -122,6 +129,7 @@ class Session:
                 if self.journal:
                     self.journal.note(stored=record.game)
             self.recorded += 1
+        return fresh
 
     def close(self) -> None:
         if self.journal:

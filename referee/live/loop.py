@@ -1,0 +1,215 @@
+"""The live loop: hear, judge, look, speak, show — for a whole evening, hands off.
+
+Everything is driven by audio time. Each chunk from the microphone first gives the table a
+chance to act (typed fallbacks, turn timers, reading a reveal from the camera), then goes to
+the recognizer; each utterance it hears goes to the session; whatever the referee says is
+spoken, shown, and muted out of the microphone while it is being said.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from referee.game.announce import Announcement
+from referee.game.engine import legal_ranks
+from referee.game.events import Tick
+from referee.intents import Intent
+from referee.live.camera import CameraError
+from referee.live.screen import Seen, Window, render
+from referee.session import Session
+from referee.voice.tts import speech_seconds
+
+#: what may be said in each phase; everything else is chatter
+PHASE_INTENTS: dict[str, frozenset[str]] = {
+    "play": frozenset({"claim", "call", "pass", "command"}),
+    "pairs": frozenset({"claim", "pass", "command"}),
+    "who_called": frozenset({"name", "call", "command"}),
+    "reveal": frozenset({"verdict", "call", "command"}),
+    "timeout_card": frozenset({"command"}),
+    "over": frozenset({"command"}),
+}
+RETRY_LOOK_S = 2.0
+MAX_LOOKS = 2
+
+
+class Speaker(Protocol):
+    def say(self, text: str) -> float: ...
+
+
+class Reader(Protocol):
+    def read_stable(self, frames: Iterable[np.ndarray]) -> Any: ...
+
+
+@dataclass
+class _RevealAttempt:
+    version: int
+    looks: int = 0
+    next_at: float = 0.0
+    asked: bool = False
+
+
+@dataclass
+class LiveReferee:
+    """Joins a session to ears (``recognizer`` + ``audio``), eyes (``camera`` + ``reader``),
+    a voice, a screen and optional typed input (``keys``: lines from a keyboard thread)."""
+
+    session: Session
+    recognizer: Any
+    audio: Iterable[Any]
+    camera: Any = None
+    reader: Reader | None = None
+    voice: Speaker | None = None
+    window: Window | None = None
+    keys: queue.Queue[str] | None = None
+    on_say: Callable[[Announcement, float], None] | None = None
+    now: float = 0.0
+    speaking_until: float = 0.0
+    stopped: bool = False
+    heard_log: list[dict[str, Any]] = field(default_factory=list)
+    _reveal: _RevealAttempt | None = None
+    _acted_calls: set[float] = field(default_factory=set)
+    _seen: list[Seen] = field(default_factory=list)
+    _message: str = ""
+
+    # --- the loop --------------------------------------------------------------------
+
+    def run(self) -> None:
+        self._announce(self.session.opening())
+        self._listen_for_now()
+        for heard in self.recognizer.utterances(self._chunks()):
+            self._on_heard(heard)
+            if self.stopped:
+                break
+        self._between(self.now)  # a reveal or key waiting when the audio ended
+
+    def _chunks(self) -> Iterator[Any]:
+        for chunk in self.audio:
+            self.now = chunk.end
+            self._between(chunk.start)
+            if self.stopped:
+                return
+            yield chunk
+
+    def _between(self, t: float) -> None:
+        self._typed(t)
+        if self.session.state.rules.timer:
+            self._announce(self.session.submit(Tick(t=t)), t)
+        if self.session.state.phase == "reveal":
+            self._look(t)
+
+    # --- hearing -----------------------------------------------------------------------
+
+    def _on_heard(self, heard: Any) -> None:
+        utterance, intent = heard.utterance, heard.intent
+        if intent.type == "call":
+            # a partial call acts at once; its final result (same onset) is not a second call
+            if utterance.start in self._acted_calls and intent.caller is None:
+                return
+            self._acted_calls.add(utterance.start)
+        elif utterance.partial:
+            return
+        self.heard_log.append(heard.to_dict())
+        said = self.session.act(intent, t=utterance.start, heard=utterance.text)
+        decided = heard.decided_at if heard.decided_at is not None else utterance.end
+        self._announce(said, max(decided, utterance.end if not utterance.partial else decided))
+        if intent.type == "command" and intent.command == "stop":
+            self.stopped = True
+
+    def _typed(self, t: float) -> None:
+        """Typed fallbacks: h = honest, l = lie, u = undo, q = quit, or any phrase."""
+        if self.keys is None:
+            return
+        while True:
+            try:
+                line = self.keys.get_nowait().strip()
+            except queue.Empty:
+                return
+            if not line:
+                continue
+            shortcuts = {"h": Intent("verdict", honest=True), "l": Intent("verdict", honest=False),
+                         "u": Intent("command", command="undo")}  # fmt: skip
+            if line.lower() in ("q", "quit", "exit"):
+                self.stopped = True
+                return
+            intent = shortcuts.get(line.lower())
+            said = self.session.act(intent, t=t) if intent else self.session.hear(line, t=t)
+            self._announce(said, t)
+
+    # --- looking -----------------------------------------------------------------------
+
+    def _look(self, t: float) -> None:
+        version = len(self.session.match.history)
+        attempt = self._reveal
+        if attempt is None or attempt.version != version:
+            attempt = self._reveal = _RevealAttempt(version, next_at=t)
+        if attempt.looks >= MAX_LOOKS or t < attempt.next_at:
+            return
+        attempt.looks += 1
+        attempt.next_at = t + RETRY_LOOK_S
+        if self.camera is None or self.reader is None:
+            self._ask_verdict(attempt, "No camera here: say honest or lie.", t)
+            return
+        try:
+            reveal = self.reader.read_stable(self.camera.frames())
+        except CameraError as err:
+            attempt.looks = MAX_LOOKS
+            self._ask_verdict(attempt, str(err), t)
+            return
+        self._seen = [Seen(c.rank, tuple(c.box), c.confidence) for c in reveal.cards]
+        if reveal.readable:
+            from referee.game.cards import Card
+
+            cards = [Card(c.rank, c.suit) for c in reveal.cards]
+            self._announce(self.session.see(cards, t=t), t)
+        elif attempt.looks >= MAX_LOOKS:
+            self._ask_verdict(attempt, f"{reveal.message} Or say honest or lie.", t)
+        else:
+            self._announce([Announcement(reveal.message, "unreadable")], t)
+
+    def _ask_verdict(self, attempt: _RevealAttempt, text: str, t: float) -> None:
+        if not attempt.asked:
+            attempt.asked = True
+            self._announce([Announcement(text, "ask_verdict")], t)
+
+    # --- speaking and showing ----------------------------------------------------------
+
+    def _announce(self, said: list[Announcement], t: float | None = None) -> None:
+        t = self.now if t is None else t
+        start = max(t, self.speaking_until)
+        for announcement in said:
+            seconds = self.voice.say(announcement.text) if self.voice else 0.0
+            seconds = seconds or speech_seconds(announcement.text)
+            if self.on_say:
+                self.on_say(announcement, start)
+            start += seconds
+            self._message = announcement.text
+        if said:
+            self.speaking_until = start
+            self.recognizer.mute(start)
+        self._listen_for_now()
+        self._show()
+
+    def _listen_for_now(self) -> None:
+        from referee.speech.vocab import ListenContext
+
+        state = self.session.state
+        ranks = legal_ranks(state) if state.phase in ("play", "pairs") else ()
+        self.recognizer.set_context(ListenContext(
+            players=state.players,
+            legal_ranks=ranks or legal_ranks(state),
+            max_count=state.rules.max_cards_per_play(state.n),
+            intents=PHASE_INTENTS.get(state.phase, PHASE_INTENTS["play"]),
+        ))  # fmt: skip
+
+    def _show(self) -> None:
+        if self.window is None:
+            return
+        state = self.session.state
+        view = state.to_dict(legal_ranks(state) if state.phase != "over" else ())
+        frame = getattr(self.camera, "last_frame", None)
+        self.window.show(render(view, frame, self._seen, self._message))
