@@ -5,9 +5,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.cli import UserError
 from referee.game.record import GameRecord
@@ -401,3 +404,44 @@ def test_recorder_refuses_bad_scoring_and_bad_files_before_the_game(tmp_path):
     (tmp_path / "bad.db").write_bytes(b"x" * 5000)
     with pytest.raises(StoreError, match="damaged"):
         open_recorder(tmp_path / "bad.db", FOUR, {}, "wins")
+
+
+# -- any game round-trips -----------------------------------------------------------------
+
+
+@st.composite
+def records(draw):
+    players = tuple(draw(st.lists(st.sampled_from(["Alice", "Ben", "Cara", "Dev", "Élodie",
+                                                   "O'Neil", "李"]),
+                                  min_size=2, max_size=7, unique=True)))  # fmt: skip
+    winner = draw(st.sampled_from((*players, None)))
+    others = [p for p in players if p != winner]
+    places = ((winner,) if winner else ()) + tuple(draw(st.permutations(others)))
+    counts = st.dictionaries(st.sampled_from(players), st.integers(0, 60), max_size=len(players))
+    return GameRecord(
+        game=draw(st.integers(1, 10_000)),
+        players=players,
+        winner=winner,
+        places=places,
+        cards_left=draw(counts),
+        pickups=draw(st.dictionaries(st.sampled_from(players), st.lists(st.integers(0, 104)))),
+        calls_made=draw(counts),
+        calls_won=draw(counts),
+        calls_lost=draw(counts),
+        caught_lying=draw(counts),
+        wrongly_called=draw(counts),
+        unchallenged_false_cards_seen=draw(counts),
+        all_plays_seen=draw(st.booleans()),
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(records(), min_size=1, max_size=4, unique_by=lambda r: r.game))
+def test_any_game_comes_back_exactly(games):
+    with tempfile.TemporaryDirectory() as folder, Store.open(Path(folder) / "s.db") as store:
+        match_id = store.start_match(games[0].players)
+        for record in games:
+            assert store.record_game(match_id, record)
+        expected = sorted((normalized(r) for r in games), key=lambda r: r.game)
+        assert store.records(match_id) == expected
+        assert not any(store.record_game(match_id, r) for r in games)

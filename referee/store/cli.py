@@ -337,10 +337,11 @@ def _plot(target: Path, match: MatchInfo, records: list[GameRecord], scoring: Sc
         ax.axhline(0, color="grey", linewidth=0.8)
     ax.grid(True, alpha=0.3)
     ax.legend(title="player (total)", loc="best")
-    extra = note(records, scoring)
-    if extra:
-        fig.text(0.01, 0.01, extra, fontsize=8, color="dimgray")
     fig.tight_layout()
+    if note(records, scoring):  # the spoken note says "I"; the chart names the referee
+        fig.subplots_adjust(bottom=0.15)
+        fig.text(0.01, 0.01, "The +25 hidden-lie bonus counts only lies the referee saw.",
+                 fontsize=8, color="dimgray")  # fmt: skip
     try:
         fig.savefig(target)
     except OSError as err:
