@@ -106,3 +106,39 @@ def test_a_session_records_each_game_as_it_ends(tmp_path):
             )
     assert recorder.winner() == "Alice"
     assert recorder.standing().endswith("Alice wins the match.")
+
+
+def test_a_locked_database_loses_no_game_it_is_stored_on_resume(tmp_path, capsys, monkeypatch):
+    import sqlite3
+
+    import referee.store.db
+
+    monkeypatch.setattr(referee.store.db, "DEFAULT_TIMEOUT_S", 0.2)
+    lines = worked_match_transcript()
+    first_game = lines[: next(i for i, line in enumerate(lines) if line == {"heard": "new game"})]
+    transcript = tmp_path / "game1.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in first_game))
+    db, journal = tmp_path / "scores.db", tmp_path / "journal.jsonl"
+    Store.open(db).close()
+    other = sqlite3.connect(db, isolation_level=None)  # another referee, mid-write
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO players (name) VALUES ('Eve')")
+    try:
+        code = main(["replay", str(transcript), "--players", ",".join(FOUR), "--db", str(db),
+                     "--journal", str(journal)])  # fmt: skip
+        err = capsys.readouterr().err
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert code == 2 and "locked by another referee" in err and "Traceback" not in err
+    with Store.open(db) as store:
+        assert store.matches() == []  # nothing half-stored
+    # the journal kept the game: resuming with the database free stores it, once
+    (tmp_path / "nothing.jsonl").write_text("")
+    for _ in range(2):
+        code = main(["replay", str(tmp_path / "nothing.jsonl"), "--resume", "--db", str(db),
+                     "--journal", str(journal)])  # fmt: skip
+        assert code == 0, capsys.readouterr()
+    with Store.open(db) as store:
+        [match] = store.matches()
+        assert [(r.game, r.winner) for r in store.records(match.id)] == [(1, "Alice")]

@@ -104,13 +104,15 @@ class Store:
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str] | None = None, *, timeout: float = DEFAULT_TIMEOUT_S
+        cls, path: str | os.PathLike[str] | None = None, *, timeout: float | None = None
     ) -> Store:
         """Open (creating if needed) and upgrade the database at ``path``.
 
         ``path`` ``None`` means ``$REFEREE_DB`` or the user's data directory. ``timeout``
-        is how long to wait for another writer before saying the file is locked.
+        is how long to wait for another writer before saying the file is locked (default
+        :data:`DEFAULT_TIMEOUT_S`).
         """
+        timeout = DEFAULT_TIMEOUT_S if timeout is None else timeout
         db_path = resolve_db_path(path)
         if db_path.is_dir():
             raise StoreError(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.game.record import GameRecord
-from referee.store.db import DEFAULT_TIMEOUT_S, Store, resolve_db_path
+from referee.store.db import Store, resolve_db_path
 from referee.store.scoring import Scoring, match_winner, parse_scoring, spoken_standing
 
 
@@ -34,7 +34,7 @@ class MatchRecorder:
         scoring: Scoring,
         *,
         key: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT_S,
+        timeout: float | None = None,
     ) -> None:
         self.path = path
         self.players = tuple(players)
@@ -78,7 +78,7 @@ def open_recorder(
     scoring: str | Scoring = "wins",
     *,
     key: str | None = None,
-    timeout: float = DEFAULT_TIMEOUT_S,
+    timeout: float | None = None,
 ) -> MatchRecorder:
     """A recorder for a match of ``players`` into the database ``db`` (``None``: default).
 
