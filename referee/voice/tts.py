@@ -1,19 +1,20 @@
 """Text-to-speech in its own process, so the referee never freezes while it talks.
 
-pyttsx3 (espeak-ng on Linux) runs in a worker process fed by a queue: ``say`` returns at
-once with an estimate of how long the sentence takes, which the microphone uses to ignore
-the referee's own voice. With ``out`` the worker renders each sentence to a wav and
-``close`` joins them, in order, into one file (for tests and machines without speakers).
+pyttsx3 (espeak-ng on Linux) runs in a worker process (:mod:`.worker`) fed line by line:
+``say`` returns at once with an estimate of how long the sentence takes, which the
+microphone uses to ignore the referee's own voice. With ``out`` the worker renders each
+sentence to a wav and ``close`` joins them, in order, into one file (for tests and
+machines without speakers).
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing as mp
-import os
-import queue
+import json
+import subprocess
 import sys
 import tempfile
+import threading
 import wave
 from pathlib import Path
 
@@ -26,29 +27,6 @@ def speech_seconds(text: str) -> float:
     return 0.4 + len(text.split()) / WORDS_PER_SECOND
 
 
-def _worker(jobs: mp.Queue, done: mp.Queue, out_dir: str | None) -> None:
-    with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
-        try:
-            import pyttsx3
-
-            engine = pyttsx3.init()
-        except Exception as err:  # no espeak-ng, no driver: report once and drain the queue
-            done.put(("error", f"text-to-speech is unavailable ({err})"))
-            engine = None
-        while (job := jobs.get()) is not None:
-            index, text = job
-            if engine is not None:
-                try:
-                    if out_dir:
-                        engine.save_to_file(text, os.path.join(out_dir, f"{index:05d}.wav"))
-                    else:
-                        engine.say(text)
-                    engine.runAndWait()
-                except Exception as err:  # a failed sentence must not end the evening
-                    done.put(("error", f"could not say {text!r}: {err}"))
-            done.put(("done", index))
-
-
 class Voice:
     """Speaks announcements one after another, never blocking the caller."""
 
@@ -57,46 +35,51 @@ class Voice:
         self.echo = echo
         self.said: list[str] = []
         self.errors: list[str] = []
+        self.done = 0
         self._tmp = tempfile.TemporaryDirectory(prefix="referee-tts-") if self.out else None
-        ctx = mp.get_context("spawn")
-        self._jobs: mp.Queue = ctx.Queue()
-        self._done: mp.Queue = ctx.Queue()
-        self._process = ctx.Process(
-            target=_worker,
-            args=(self._jobs, self._done, self._tmp.name if self._tmp else None),
-            daemon=True,
-        )
-        self._process.start()
+        command = [sys.executable, "-m", "referee.voice.worker"]
+        if self._tmp:
+            command.append(self._tmp.name)
+        self._process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, bufsize=1,
+        )  # fmt: skip
+        self._acks = threading.Thread(target=self._read_acks, daemon=True)
+        self._acks.start()
+
+    def _read_acks(self) -> None:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            ack = json.loads(line)
+            if "error" in ack:
+                self.errors.append(ack["error"])
+            else:
+                self.done += 1
 
     def say(self, text: str) -> float:
         """Queue ``text``; returns the seconds it will roughly take to say."""
         if self.echo:
             print(f"referee: {text}", file=sys.stderr, flush=True)
-        self._jobs.put((len(self.said), text))
+        try:
+            assert self._process.stdin is not None
+            self._process.stdin.write(json.dumps({"i": len(self.said), "text": text}) + "\n")
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            if not self.errors:
+                self.errors.append("the voice stopped; announcements are only printed now")
         self.said.append(text)
         return speech_seconds(text)
 
-    def _drain(self, wait: float) -> int:
-        finished = 0
-        while True:
-            try:
-                kind, detail = self._done.get(timeout=wait)
-            except queue.Empty:
-                return finished
-            if kind == "error":
-                self.errors.append(str(detail))
-            else:
-                finished += 1
-            if finished >= len(self.said):
-                return finished
-
     def close(self, timeout: float = 120.0) -> Path | None:
         """Finish speaking; with ``out``, write the joined wav and return its path."""
-        self._jobs.put(None)
-        self._process.join(timeout)
-        if self._process.is_alive():
-            self._process.terminate()
-        self._drain(0.1)
+        with contextlib.suppress(OSError):
+            assert self._process.stdin is not None
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+        self._acks.join(2.0)
         written = None
         if self.out and self._tmp:
             parts = sorted(Path(self._tmp.name).glob("*.wav"))

@@ -1,0 +1,166 @@
+"""``referee play``: the live referee at the table.
+
+Real devices by default (microphone, webcam, speakers, a window). For machines without them
+and for tests, file sources stand in: ``--audio FILE.wav`` plays a recording as the
+microphone, ``--frames DIR`` shows its images as the camera (one per reveal), ``--tts-out``
+writes the voice to a wav, ``--keys`` reads typed fallbacks from standard input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import sys
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from referee.cli import UserError
+from referee.game.announce import Announcement
+from referee.game.rules import PRESETS, rules_from
+from referee.paths import default_journal
+from referee.session import Session
+from referee.store.journal import JournalError, read_journal
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", help="names clockwise, comma separated (first plays first)")
+    parser.add_argument("--rules", default="classic", help=f"preset: {', '.join(PRESETS)}")
+    parser.add_argument("--set", dest="settings", action="append", default=[],
+                        metavar="KEY=VALUE", help="a house rule (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--scoring", default="wins", help="wins|ranked|first_to:N|penalty|classic_order|trust_me"
+    )
+    parser.add_argument("--mic", help="microphone: device index or part of its name")
+    parser.add_argument("--camera", type=int, default=0, help="camera index (default 0)")
+    parser.add_argument("--no-camera", action="store_true", help="judge by spoken verdicts only")
+    parser.add_argument("--deck", help="a calibrated deck profile name")
+    parser.add_argument("--db", help="score database (default: user data dir or REFEREE_DB)")
+    parser.add_argument("--resume", action="store_true", help="continue the game in the journal")
+    parser.add_argument("--journal", type=Path, help="journal file (default: user data dir)")
+    parser.add_argument("--backend", help="speech recognizer backend")
+    parser.add_argument("--vosk-model", help="a Vosk model folder (for --backend vosk)")
+    parser.add_argument("--audio", type=Path, help="a wav file played as the microphone")
+    parser.add_argument("--frames", type=Path, help="a folder of images shown as the camera")
+    parser.add_argument("--tts-out", type=Path, help="write everything said to this wav")
+    parser.add_argument(
+        "--keys",
+        action="store_true",
+        help="also read typed input: h honest, l lie, u undo, q quit, or a phrase",
+    )
+    parser.add_argument("--no-window", action="store_true", help="no screen window")
+    parser.add_argument("--json", action="store_true", help="print announcements as JSON lines")
+
+
+def _printer(as_json: bool):
+    def on_say(announcement: Announcement, at: float) -> None:
+        if as_json:
+            print(json.dumps({"t": round(at, 2), **announcement.to_dict()}), flush=True)
+        else:
+            print(f"[{at:7.1f}s] {announcement.text}", flush=True)
+
+    return on_say
+
+
+def open_session(args: argparse.Namespace) -> Session:
+    """A new match, or the one in the journal with ``--resume``."""
+    from referee.store import open_recorder
+
+    journal = args.journal or default_journal()
+    try:
+        if args.resume:
+            header, _entries, _dropped = read_journal(journal)
+            scoring = header.get("scoring", args.scoring)
+            recorder = open_recorder(
+                args.db, header["players"], header["rules"], scoring, key=header["started"]
+            )
+            return Session.resume(journal, recorder)
+        if not args.players:
+            raise UserError("name the players: --players Alice,Ben,Cara")
+        players = [p.strip() for p in args.players.split(",") if p.strip()]
+        rules = rules_from(args.rules, args.settings)
+        started = datetime.now(UTC).isoformat(timespec="microseconds")
+        recorder = open_recorder(args.db, players, rules.to_dict(), args.scoring, key=started)
+        return Session.start(players, rules, journal, recorder, started=started,
+                             scoring=args.scoring, source="play")  # fmt: skip
+    except (ValueError, JournalError) as err:
+        raise UserError(str(err)) from None
+
+
+def make_recognizer(args: argparse.Namespace) -> Any:
+    from referee.speech import make_recognizer as build
+
+    options: dict[str, Any] = {}
+    if args.vosk_model:
+        options["model_dir"] = args.vosk_model
+    return build(args.backend, **options)
+
+
+def make_audio(args: argparse.Namespace) -> Any:
+    from referee.speech.audio import MicSource, WavSource
+
+    if args.audio:
+        return WavSource(args.audio)
+    source = MicSource(args.mic)
+    from referee.speech.audio import list_input_devices
+
+    if not list_input_devices():
+        raise UserError("No microphone found. Plug one in or run `referee demo`.")
+    return source
+
+
+def make_eyes(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(camera feed, card reader); (None, None) when judging by voice only."""
+    if args.no_camera:
+        return None, None
+    from referee.live.camera import CameraError, ImageFeed, Webcam
+    from referee.vision import CardReader
+
+    try:
+        camera = ImageFeed.from_folder(args.frames) if args.frames else Webcam(args.camera)
+    except CameraError as err:
+        raise UserError(str(err)) from None
+    return camera, CardReader(deck=args.deck)
+
+
+def _keyboard() -> queue.Queue[str]:
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    from referee.live.loop import LiveReferee
+    from referee.live.screen import Window
+    from referee.voice import Voice
+
+    audio = make_audio(args)
+    session = open_session(args)
+    camera, reader = make_eyes(args)
+    voice = Voice(args.tts_out)
+    window = None if args.no_window else Window()
+    referee = LiveReferee(
+        session, make_recognizer(args), audio, camera=camera, reader=reader, voice=voice,
+        window=window, keys=_keyboard() if args.keys else None, on_say=_printer(args.json),
+    )  # fmt: skip
+    try:
+        referee.run()
+    except KeyboardInterrupt:
+        print("referee: stopped; `referee play --resume` continues this game", file=sys.stderr)
+    finally:
+        session.close()
+        written = voice.close()
+        if window:
+            window.close()
+        if camera:
+            camera.close()
+        if written:
+            print(f"referee: voice written to {written}", file=sys.stderr)
+    return 0

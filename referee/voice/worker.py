@@ -1,0 +1,47 @@
+"""The text-to-speech worker process: JSON lines in (``{"i": n, "text": ...}``), acks out.
+
+Run as ``python -m referee.voice.worker [OUT_DIR]``; with OUT_DIR each sentence becomes
+``OUT_DIR/NNNNN.wav`` instead of sound. pyttsx3's own chatter goes to stderr, so standard
+output carries only acks (``{"done": n}`` or ``{"error": "..."}``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+
+
+def main() -> int:
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else None
+    acks = sys.stdout
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            import pyttsx3
+
+            engine = pyttsx3.init()
+        except Exception as err:  # no espeak-ng or no driver: say so once, keep acking
+            print(json.dumps({"error": f"text-to-speech is unavailable ({err})"}), file=acks)
+            acks.flush()
+            engine = None
+        for line in sys.stdin:
+            job = json.loads(line)
+            if engine is not None:
+                try:
+                    if out_dir:
+                        engine.save_to_file(
+                            job["text"], os.path.join(out_dir, f"{job['i']:05d}.wav")
+                        )
+                    else:
+                        engine.say(job["text"])
+                    engine.runAndWait()
+                except Exception as err:  # one failed sentence must not end the evening
+                    print(json.dumps({"error": f"could not say {job['text']!r}: {err}"}), file=acks)
+            print(json.dumps({"done": job["i"]}), file=acks)
+            acks.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
