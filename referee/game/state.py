@@ -122,6 +122,11 @@ class State:
             "callable": callable_claims,
             "may_call": may_call,
             "caller": self.name(self.caller),
+            "challenged": (
+                self.players[self.pile[self.challenged].seat]
+                if self.challenged is not None
+                else None
+            ),
             "winner": self.name(self.winner),
             "places": (
                 list(self.records[-1].places)

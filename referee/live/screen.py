@@ -23,6 +23,7 @@ INK = (245, 245, 245)
 DIM = (170, 200, 170)
 ALERT = (60, 200, 255)
 FONT = cv2.FONT_HERSHEY_DUPLEX
+QT_FONTS = "/usr/share/fonts/truetype/dejavu"
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,9 @@ def render(view: dict[str, Any], frame: np.ndarray | None = None,
         headline = f"{turn}'s turn"
         due = view.get("rank_due")
         subline = f"{rank_name(due, 2).upper()} due" if due else "any rank"
-        if view.get("phase") == "reveal":
+        if view.get("phase") == "reveal" and view.get("challenged"):
+            caller = view.get("caller")
+            headline = f"{caller} calls {view['challenged']}" if caller else view["challenged"]
             subline = "TURN THE CARDS OVER"
         elif view.get("phase") == "who_called":
             subline = "WHO CALLED?"
@@ -107,6 +110,8 @@ class Window:
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled and bool(os.environ.get("DISPLAY") or sys.platform != "linux")
+        if os.path.isdir(QT_FONTS):  # OpenCV's bundled Qt ships no fonts of its own
+            os.environ.setdefault("QT_QPA_FONTDIR", QT_FONTS)
         self._opened = False
 
     def show(self, image: np.ndarray) -> None:
