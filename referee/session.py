@@ -58,6 +58,10 @@ class Session:
         return self.match.players
 
     def opening(self) -> list[Announcement]:
+        """What to say first: the deal of a new match, or where a resumed one stands."""
+        if self.match.events:
+            back = Announcement(f"Back to game {self.state.game}.", "resume")
+            return [back, *self.match.status()]
         return list(self.match.opening_said)
 
     def hear(self, text: str, t: float | None = None) -> list[Announcement]:

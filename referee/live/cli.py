@@ -13,12 +13,14 @@ import json
 import queue
 import sys
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from referee.cli import UserError
 from referee.game.announce import Announcement
+from referee.game.engine import legal_ranks
 from referee.game.rules import PRESETS, rules_from
 from referee.paths import default_journal
 from referee.session import Session
@@ -43,6 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", help="speech recognizer backend")
     parser.add_argument("--vosk-model", help="a Vosk model folder (for --backend vosk)")
     parser.add_argument("--audio", type=Path, help="a wav file played as the microphone")
+    parser.add_argument(
+        "--realtime",
+        action="store_true",
+        help="play --audio at the speed it was recorded, not as fast as possible",
+    )
     parser.add_argument("--frames", type=Path, help="a folder of images shown as the camera")
     parser.add_argument("--tts-out", type=Path, help="write everything said to this wav")
     parser.add_argument(
@@ -102,13 +109,23 @@ def make_audio(args: argparse.Namespace) -> Any:
     from referee.speech.audio import MicSource, WavSource
 
     if args.audio:
-        return WavSource(args.audio)
+        return paced(WavSource(args.audio)) if args.realtime else WavSource(args.audio)
     source = MicSource(args.mic)
     from referee.speech.audio import list_input_devices
 
     if not list_input_devices():
         raise UserError("No microphone found. Plug one in or run `referee demo`.")
     return source
+
+
+def paced(source: Any) -> Any:
+    """Deliver recorded chunks no faster than they were recorded, like a microphone."""
+    began = time.monotonic()
+    for chunk in source:
+        ahead = chunk.start - (time.monotonic() - began)
+        if ahead > 0:
+            time.sleep(ahead)
+        yield chunk
 
 
 def make_eyes(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -152,6 +169,9 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     try:
         referee.run()
+        state = session.state
+        view = state.to_dict(legal_ranks(state) if state.phase != "over" else ())
+        print(json.dumps({"state": view}) if args.json else f"referee: {view['wins']}", flush=True)
     except KeyboardInterrupt:
         print("referee: stopped; `referee play --resume` continues this game", file=sys.stderr)
     finally:

@@ -107,10 +107,17 @@ class LiveReferee:
     def _on_heard(self, heard: Any) -> None:
         utterance, intent = heard.utterance, heard.intent
         if intent.type == "call":
-            # a partial call acts at once; its final result (same onset) is not a second call
-            if utterance.start in self._acted_calls and intent.caller is None:
+            # A partial call that names its caller acts at once, and its final result (same
+            # onset) is not a second call. A bare "Cheat!" waits for the end of the words:
+            # asking "Who called?" over the caller's own name would mute the name.
+            if utterance.partial and intent.caller is None:
+                return
+            named_late = intent.caller and self.session.state.phase == "who_called"
+            if utterance.start in self._acted_calls and not named_late:
                 return
             self._acted_calls.add(utterance.start)
+            if self._reveal is not None and self._reveal.asked:
+                intent = Intent("verdict", honest=False)  # "Liar!" answering "honest or lie?"
         elif utterance.partial:
             return
         self.heard_log.append(heard.to_dict())

@@ -1,0 +1,103 @@
+"""``referee play`` with a simulated microphone (a wav) and camera (image files): the real
+recognizer, engine, journal and voice, including a camera failure and a resume after a kill."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee.speech.audio import write_wav
+from referee.speech.synth import synthesize
+
+PLAYERS = "Alice,Ben,Cara"
+
+
+def table_audio(path: Path, lines: list[tuple[float, str]], total: float | None = None) -> Path:
+    """A recording of the table: each (time, phrase) spoken at that time over a faint hiss."""
+    spoken = [(t, synthesize(text, voice="en-us", speed=150)) for t, text in lines]
+    end = total or max(t + len(s) / 16_000 for t, s in spoken) + 8.0
+    audio = np.random.default_rng(0).normal(0, 0.002, int(end * 16_000)).astype(np.float32)
+    for t, samples in spoken:
+        start = int(t * 16_000)
+        audio[start : start + len(samples)] += samples
+    return write_wav(path, audio)
+
+
+def play(
+    tmp_path: Path, *args: str, timeout: float = 300
+) -> tuple[list[dict], subprocess.CompletedProcess]:
+    env = {**os.environ, "REFEREE_DATA_DIR": str(tmp_path / "data")}
+    env.pop("DISPLAY", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "play", "--no-window", "--json", "--journal",
+         str(tmp_path / "journal.jsonl"), "--db", str(tmp_path / "scores.db"), *args],
+        env=env, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    lines = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
+    return lines, done
+
+
+def says(lines: list[dict]) -> list[str]:
+    return [x["say"] for x in lines if "say" in x]
+
+
+def test_no_camera_means_a_spoken_verdict(tmp_path):
+    wav = table_audio(tmp_path / "table.wav", [(7.0, "two aces"), (14.0, "cheat Ben"),
+                                               (24.0, "lie"), (34.0, "one two")])  # fmt: skip
+    lines, done = play(tmp_path, "--players", PLAYERS, "--audio", str(wav), "--no-camera",
+                       "--tts-out", str(tmp_path / "voice.wav"))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = says(lines)
+    assert "Ben calls cheat on Alice. Alice, turn the cards over." in said
+    assert "No camera here: say honest or lie." in said
+    assert "Alice lied. Alice picks up the pile, two cards." in said
+    state = lines[-1]["state"]
+    assert state["hands"] == {"Alice": 18, "Ben": 16, "Cara": 17}
+    assert (tmp_path / "voice.wav").stat().st_size > 50_000
+
+
+def test_a_game_killed_mid_play_resumes_exactly(tmp_path):
+    first = table_audio(tmp_path / "first.wav", [(7.0, "two aces"), (14.0, "one two")], total=60)
+    env = {**os.environ, "REFEREE_DATA_DIR": str(tmp_path / "data")}
+    env.pop("DISPLAY", None)
+    journal = tmp_path / "journal.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "play", "--no-window", "--json", "--no-camera",
+         "--realtime", "--players", PLAYERS, "--journal", str(journal), "--audio", str(first),
+         "--db", str(tmp_path / "scores.db")],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    for line in proc.stdout:  # wait until Ben's claim was taken, then pull the plug
+        if '"Ben: one two."' in line:
+            break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    rest = table_audio(tmp_path / "rest.wav", [(6.0, "one three")])
+    lines, done = play(tmp_path, "--resume", "--audio", str(rest), "--no-camera")
+    assert done.returncode == 0, done.stderr
+    assert says(lines)[:2] == ["Back to game 1.", "Cara, threes."]
+    state = lines[-1]["state"]
+    assert state["pile"] == 4 and state["turn"] == "Alice" and state["rank_due"] == "4"
+    assert state["hands"] == {"Alice": 16, "Ben": 16, "Cara": 16}
+
+
+def test_no_microphone_is_a_clear_message(tmp_path):
+    lines, done = play(tmp_path, "--players", PLAYERS, "--no-camera")
+    assert done.returncode == 2
+    assert "No microphone found. Plug one in or run `referee demo`." in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("args", [["--players", "Solo"], ["--resume"]])
+def test_bad_starts_are_clear(tmp_path, args):
+    wav = table_audio(tmp_path / "t.wav", [(0.5, "two aces")])
+    _, done = play(tmp_path, *args, "--audio", str(wav), "--no-camera")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
