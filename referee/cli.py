@@ -28,7 +28,11 @@ class UserError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="referee", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="referee",
+        description="An offline referee for the card game Cheat: it listens, looks, judges, "
+        "speaks and keeps score.",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_module, help_text) in COMMANDS.items():
         sub.add_parser(name, help=help_text, add_help=False)

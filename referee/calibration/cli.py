@@ -1,7 +1,8 @@
 """``referee calibrate deck|mic|camera``: one subcommand per thing to calibrate.
 
 The work lives beside this file (``deck.py``, ``camera.py``, ``mic.py``), each exposing
-``add_<what>_arguments(parser)`` and ``run_<what>(args)``; they are imported only when used.
+``add_<what>_arguments(parser)`` and ``run_<what>(args)``; only the one asked for is
+imported, so calibrating the microphone never loads the card detector.
 """
 
 from __future__ import annotations
@@ -17,12 +18,16 @@ TARGETS = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="target", metavar="deck|mic|camera", required=True)
-    for target, help_text in TARGETS.items():
-        module = importlib.import_module(f"referee.calibration.{target}")
-        getattr(module, f"add_{target}_arguments")(sub.add_parser(target, help=help_text))
+    lines = "; ".join(f"{name}: {text}" for name, text in TARGETS.items())
+    parser.add_argument("target", choices=list(TARGETS), help=lines)
+    parser.add_argument("options", nargs=argparse.REMAINDER,
+                        help="options of that calibration (see: referee calibrate TARGET -h)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     module = importlib.import_module(f"referee.calibration.{args.target}")
-    return int(getattr(module, f"run_{args.target}")(args) or 0)
+    parser = argparse.ArgumentParser(prog=f"referee calibrate {args.target}",
+                                     description=TARGETS[args.target])  # fmt: skip
+    getattr(module, f"add_{args.target}_arguments")(parser)
+    options = parser.parse_args(args.options)
+    return int(getattr(module, f"run_{args.target}")(options) or 0)
