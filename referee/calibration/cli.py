@@ -20,8 +20,9 @@ TARGETS = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     lines = "; ".join(f"{name}: {text}" for name, text in TARGETS.items())
     parser.add_argument("target", choices=list(TARGETS), help=lines)
-    parser.add_argument("options", nargs=argparse.REMAINDER,
-                        help="options of that calibration (see: referee calibrate TARGET -h)")  # fmt: skip
+    parser.add_argument(
+        "options", nargs=argparse.REMAINDER, help="its options (referee calibrate TARGET -h)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
