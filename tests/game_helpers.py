@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from referee.game.cards import parse_card
+from referee.game.cards import parse_card, rank_name
 from referee.game.match import Match
 from referee.game.rules import rules_from
 from referee.session import Session
@@ -28,3 +28,10 @@ def texts(said) -> list[str]:
 
 def kinds(said) -> list[str]:
     return [a.kind for a in said]
+
+
+def play_ones(s: Session, *groups: str) -> None:
+    """Claim one card of each rank given, in order: ``play_ones(s, "A23", "10", "J")``."""
+    for group in groups:
+        for rank in [group] if group == "10" or len(group) == 1 else list(group):
+            s.hear(f"one {rank_name(rank)}")

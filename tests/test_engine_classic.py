@@ -6,7 +6,7 @@ import pytest
 
 from referee.game.engine import legal_ranks
 from referee.game.rules import rules_from
-from tests.game_helpers import cards, kinds, session, texts
+from tests.game_helpers import cards, kinds, play_ones, session, texts
 
 
 def test_deal_is_one_at_a_time_from_the_dealers_left():
@@ -33,21 +33,7 @@ def test_first_player_claims_aces_then_ranks_ascend_and_wrap():
     assert legal_ranks(s.state) == ("A",)
     said = s.hear("two aces")
     assert texts(said) == ["Alice: two aces.", "Ben, twos."]
-    for phrase in [
-        "one two",
-        "one three",
-        "one four",
-        "one five",
-        "one six",
-        "one seven",
-        "one eight",
-        "one nine",
-        "one ten",
-        "a jack",
-        "a queen",
-        "a king",
-    ]:
-        s.hear(phrase)
+    play_ones(s, "23456789", "10", "J", "Q", "K")
     assert legal_ranks(s.state) == ("A",)
 
 
@@ -155,21 +141,7 @@ def test_impossible_claim_is_said_and_accepted():
     s = session("four_of_a_kind=on")
     s.see(cards("KH", "KS", "KD", "KC"))  # Alice lays four kings out of the game
     assert s.state.out_of_play == 4
-    for phrase in [
-        "one ace",
-        "one two",
-        "one three",
-        "one four",
-        "one five",
-        "one six",
-        "one seven",
-        "one eight",
-        "one nine",
-        "one ten",
-        "one jack",
-        "one queen",
-    ]:
-        s.hear(phrase)
+    play_ones(s, "A23456789", "10", "J", "Q")
     said = s.hear("one king")
     assert "One king? Four kings are already out of play." in texts(said)
 
