@@ -1,0 +1,453 @@
+"""``referee calibrate deck``: teach the card reader this table's own deck.
+
+How it adapts: the detector still finds the *corner indices* (it finds index-like glyphs
+even on decks it never saw, e.g. German ``B``/``D``), but on a calibrated deck the rank
+of each index is read by comparing it with the deck's own exemplars: the table shows each
+rank once (or a few times), the reader cuts out the corner indices it finds, and keeps them,
+with rotated copies, as labelled exemplars. When reading, every index is described by a
+HOG descriptor and matched to its nearest exemplars (cosine similarity); a match above the
+profile's ``min_similarity`` sets the rank, otherwise the detector's own reading stands.
+This needs no training (seconds on a laptop CPU) and works for any letters.
+
+The profile is a folder ``NAME/`` holding ``profile.json`` (versioned, human-readable: the
+ranks, the crop files, the thresholds) and ``crops/*.png`` (the exemplar crops, which
+you can look at). See ``calibration/README.md`` for the format and a worked example.
+
+Calibration images: ``--images DIR`` with one card per photo and the rank either in a
+``labels.csv`` (``path,cards`` as in the shared data: ``QH`` or ``Q``) or at the start of
+the file name (``Q.jpg``, ``QH_2.png``, ``10-spades.jpg``). From the camera
+(``--camera N``) the referee asks for each rank in turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.vision.group import Corner, _sites
+
+PROFILE_VERSION = 1
+ENV_VAR = "REFEREE_DECK_DIR"
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK")
+ANGLES = (-40, -25, -12, 0, 12, 25, 40)
+CROP = 32
+
+
+# ------------------------------------------------------------------ descriptors
+
+
+def _hog(img: np.ndarray, cell: int = 8, bins: int = 9) -> np.ndarray:
+    """A small HOG: unsigned gradient orientations, 8 px cells, 2x2-cell L2 blocks."""
+    f = img.astype(np.float32)
+    gx = cv2.Sobel(f, cv2.CV_32F, 1, 0, ksize=1)
+    gy = cv2.Sobel(f, cv2.CV_32F, 0, 1, ksize=1)
+    mag = np.sqrt(gx * gx + gy * gy)
+    ang = (np.arctan2(gy, gx) % np.pi) / np.pi * bins
+    b0 = np.floor(ang).astype(int) % bins
+    w1 = ang - np.floor(ang)
+    n = img.shape[0] // cell
+    hist = np.zeros((n, n, bins), np.float32)
+    ys, xs = np.mgrid[0 : n * cell, 0 : n * cell]
+    ci, cj = ys // cell, xs // cell
+    m = mag[: n * cell, : n * cell]
+    bb = b0[: n * cell, : n * cell]
+    ww = w1[: n * cell, : n * cell]
+    np.add.at(hist, (ci, cj, bb), m * (1 - ww))
+    np.add.at(hist, (ci, cj, (bb + 1) % bins), m * ww)
+    blocks = []
+    for i in range(n - 1):
+        for j in range(n - 1):
+            v = hist[i : i + 2, j : j + 2].ravel()
+            blocks.append(v / (np.linalg.norm(v) + 1e-3))
+    return np.concatenate(blocks)
+
+
+def index_crop(image: np.ndarray, box, size: int = 48) -> np.ndarray:
+    """A square grey crop centred on an index box, 1.5x its longer side, ``size`` pixels."""
+    x1, y1, x2, y2 = box
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    half = 0.75 * max(x2 - x1, y2 - y1, 4)
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    m = np.float32([[size / (2 * half), 0, size / 2 - cx * size / (2 * half)],
+                    [0, size / (2 * half), size / 2 - cy * size / (2 * half)]])  # fmt: skip
+    return cv2.warpAffine(
+        grey, m, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+def describe(crop48: np.ndarray, angle: float = 0.0) -> np.ndarray:
+    """Unit HOG vector of the centre of a (rotated) 48 px crop."""
+    if angle:
+        rot = cv2.getRotationMatrix2D((24, 24), angle, 1.0)
+        crop48 = cv2.warpAffine(crop48, rot, (48, 48), borderMode=cv2.BORDER_REPLICATE)
+    c = cv2.resize(crop48[5:43, 5:43], (CROP, CROP), interpolation=cv2.INTER_AREA)
+    v = _hog(c)
+    return v / (np.linalg.norm(v) + 1e-6)
+
+
+# ------------------------------------------------------------------ the profile
+
+
+@dataclass
+class DeckProfile:
+    """A calibrated deck: exemplar index crops with their ranks."""
+
+    name: str
+    ranks: list[str] = field(default_factory=list)
+    crops: list[np.ndarray] = field(default_factory=list)
+    min_similarity: float = 0.55
+    detect_conf: float = 0.08
+    neighbours: int = 3
+    remap: dict[str, dict[str, int]] = field(default_factory=dict)
+    remap_share: float = 0.8
+    created: str = ""
+    source: str = ""
+    _bank: np.ndarray | None = None
+    _bank_ranks: list[str] | None = None
+
+    def bank(self) -> tuple[np.ndarray, list[str]]:
+        if self._bank is None:
+            vecs, ranks = [], []
+            for rank, crop in zip(self.ranks, self.crops, strict=True):
+                for base in (crop, cv2.rotate(crop, cv2.ROTATE_180)):
+                    for a in ANGLES:
+                        vecs.append(describe(base, a))
+                        ranks.append(rank)
+            self._bank = np.stack(vecs) if vecs else np.zeros((0, 324), np.float32)
+            self._bank_ranks = ranks
+        return self._bank, self._bank_ranks or []
+
+    def classify(self, crop48: np.ndarray, among=None) -> tuple[str | None, float]:
+        """(rank, similarity) of the best-matching exemplars (optionally only ``among``)."""
+        bank, ranks = self.bank()
+        if among is not None:
+            keep = [i for i, r in enumerate(ranks) if r in among]
+            bank, ranks = bank[keep], [ranks[i] for i in keep]
+        if len(ranks) == 0:
+            return None, 0.0
+        sims = bank @ describe(crop48)
+        top = np.argsort(-sims)[: max(1, self.neighbours)]
+        score: dict[str, float] = {}
+        for i in top:
+            score[ranks[i]] = score.get(ranks[i], 0.0) + float(sims[i])
+        rank = max(score, key=score.__getitem__)
+        best = max(float(sims[i]) for i in top if ranks[i] == rank)
+        return rank, best
+
+    def read_site(self, image: np.ndarray, site: list[Corner]) -> Corner | None:
+        """The rank of one index site on this deck.
+
+        1. What the detector said on the calibration shots of this deck decides first: if
+           its reading ``c`` meant one rank there (``remap_share`` of the time), use it
+           (``B`` read as ``8`` -> ``J``).
+        2. If ``c`` meant several ranks there (``B`` and ``D`` both read as ``Q``), the nearest
+           exemplars among those ranks decide.
+        3. A reading never seen during calibration stays as it is.
+        """
+        top = site[0]
+        table = self.remap.get(top.rank)
+        if not table:
+            return top if top.confidence >= 0.25 else None
+        total = sum(table.values())
+        best, n = max(table.items(), key=lambda kv: kv[1])
+        if n / total >= self.remap_share:
+            return Corner(best, max(top.confidence, 0.5) * n / total, top.box, top.centre)
+        rank, sim = self.classify(index_crop(image, top.box), among=set(table))
+        if rank is None:
+            return top if top.confidence >= 0.25 else None
+        conf = min(1.0, max(0.0, (sim - 0.5) * 2))
+        return Corner(rank, conf, top.box, top.centre)
+
+    def adapt(self, image: np.ndarray, corners: list[Corner]) -> list[Corner]:
+        """Re-read each detected index site for this deck."""
+        out = []
+        for site in _sites(corners):
+            c = self.read_site(image, site)
+            if c is not None:
+                out.append(c)
+        return out
+
+    # ---------------------------------------------------------------- files
+    def save(self, folder: Path) -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "crops").mkdir(exist_ok=True)
+        for old in (folder / "crops").glob("*.png"):
+            old.unlink()
+        entries = []
+        for i, (rank, crop) in enumerate(zip(self.ranks, self.crops, strict=True)):
+            name = f"crops/{i:03d}_{rank}.png"
+            cv2.imwrite(str(folder / name), crop)
+            entries.append({"rank": rank, "crop": name})
+        data = {
+            "version": PROFILE_VERSION,
+            "kind": "referee deck profile",
+            "name": self.name,
+            "created": self.created or time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "source": self.source,
+            "method": "detector-reading remap, then HOG nearest neighbours over index crops",
+            "min_similarity": self.min_similarity,
+            "detect_conf": self.detect_conf,
+            "neighbours": self.neighbours,
+            "remap_share": self.remap_share,
+            "remap": self.remap,
+            "exemplars": entries,
+        }
+        path = folder / "profile.json"
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        return path
+
+
+class ProfileError(Exception):
+    """A deck profile that cannot be used (missing, corrupt, newer version)."""
+
+
+def profiles_dir() -> Path:
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("referee")) / "calibration" / "decks"
+
+
+def profile_path(name_or_path: str | Path) -> Path:
+    p = Path(name_or_path)
+    if p.suffix == ".json":
+        return p
+    if p.is_dir() or "/" in str(name_or_path):
+        return p / "profile.json"
+    if not re.fullmatch(r"[\w.-]+", str(name_or_path)):
+        raise ProfileError(f"deck name {name_or_path!r}: use letters, digits, '-', '_' or '.'")
+    return profiles_dir() / str(name_or_path) / "profile.json"
+
+
+def read_profile(name_or_path: str | Path) -> DeckProfile:
+    """Load a profile; raises :class:`ProfileError` with a message a user can act on."""
+    path = profile_path(name_or_path)
+    if not path.is_file():
+        raise ProfileError(f"no deck profile {str(name_or_path)!r} (looked at {path}); "
+                           "make one with `referee calibrate deck`")  # fmt: skip
+    try:
+        data = json.loads(path.read_text())
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        version = int(data.get("version", 0))
+        if version > PROFILE_VERSION:
+            raise ProfileError(f"deck profile {path} is version {version}, newer than this "
+                               f"referee understands ({PROFILE_VERSION}); recalibrate")  # fmt: skip
+        ranks, crops = [], []
+        for e in data["exemplars"]:
+            if e["rank"] not in RANKS:
+                raise ValueError(f"unknown rank {e['rank']!r}")
+            crop = cv2.imread(str(path.parent / e["crop"]), cv2.IMREAD_GRAYSCALE)
+            if crop is None or crop.shape != (48, 48):
+                raise ValueError(f"missing or damaged crop {e['crop']}")
+            ranks.append(e["rank"])
+            crops.append(crop)
+        return DeckProfile(
+            name=str(data.get("name", path.parent.name)), ranks=ranks, crops=crops,
+            min_similarity=float(data.get("min_similarity", 0.55)),
+            detect_conf=float(data.get("detect_conf", 0.08)),
+            neighbours=int(data.get("neighbours", 3)),
+            remap={str(k): {str(r): int(n) for r, n in v.items()}
+                   for k, v in dict(data.get("remap", {})).items()},
+            remap_share=float(data.get("remap_share", 0.8)),
+            created=str(data.get("created", "")), source=str(data.get("source", "")),
+        )  # fmt: skip
+    except ProfileError:
+        raise
+    except (ValueError, KeyError, TypeError, OSError) as err:
+        raise ProfileError(f"deck profile {path} is damaged ({err}); recalibrate") from err
+
+
+def load_profile(name_or_path: str | Path, *, warn=None) -> DeckProfile | None:
+    """The profile, or None (plain reader) after a clear warning when it cannot be used."""
+    warn = warn or (lambda m: print(f"referee: {m}; reading cards without it", file=sys.stderr))
+    try:
+        return read_profile(name_or_path)
+    except ProfileError as err:
+        warn(str(err))
+        return None
+
+
+# ------------------------------------------------------------------ calibrating
+
+
+def rank_from_label(text: str) -> str | None:
+    """``Q``, ``QH``, ``10C``, ``JK``, ``q_2``, ``10-spades`` -> rank; None if no rank."""
+    t = text.strip().upper()
+    suit = r"(?:SPADES?|HEARTS?|DIAMONDS?|CLUBS?|[SHDC])?"
+    m = re.match(rf"^(JOKER|JK|10|[AJQK2-9]){suit}(?:$|[^A-Z0-9])", t)
+    if not m:
+        return None
+    return "JK" if m.group(1) == "JOKER" else m.group(1)
+
+
+def labelled_images(folder: Path, labels: Path | None = None) -> list[tuple[Path, str]]:
+    """(image, rank) pairs from ``labels.csv`` (path,cards) or from the file names."""
+    exts = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+    csv_path = labels or (folder / "labels.csv")
+    out: list[tuple[Path, str]] = []
+    if csv_path.is_file():
+        base = csv_path.parent
+        with open(csv_path, newline="") as fh:
+            for row in csv.DictReader(fh):
+                cards = (row.get("cards") or row.get("rank") or "").split()
+                p = Path(row.get("path") or row.get("image") or "")
+                full = p if p.is_absolute() else base / p
+                if len(cards) != 1 or not full.is_file():
+                    continue
+                if labels is not None and folder.resolve() not in full.resolve().parents:
+                    continue
+                rank = rank_from_label(cards[0])
+                if rank:
+                    out.append((full, rank))
+        return out
+    for p in sorted(folder.iterdir()):
+        if p.suffix.lower() in exts:
+            rank = rank_from_label(p.stem)
+            if rank:
+                out.append((p, rank))
+    return out
+
+
+def exemplars_from_image(
+    reader, image: np.ndarray, conf: float = 0.08
+) -> list[tuple[np.ndarray, str]]:
+    """(crop, detector's reading) of each corner index of the one card in a photo."""
+    from referee.vision.group import group_corners
+
+    h, w = image.shape[:2]
+    s = 640 / max(h, w)
+    if s < 1:
+        image = cv2.resize(image, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+    corners = reader.corners(image, conf=conf)
+    if not corners:
+        return []
+    groups = group_corners(corners)
+    best = max(groups, key=lambda g: sum(c.confidence for c in g.corners))
+    sites = _sites(best.corners)
+    sizes = sorted(s[0].size for s in sites)
+    med = sizes[len(sizes) // 2]
+    return [
+        (index_crop(image, s[0].box), s[0].rank)
+        for s in sites
+        if 0.6 * med <= s[0].size <= 1.6 * med
+    ]
+
+
+def calibrate(reader, shots: list[tuple[np.ndarray, str]], name: str, source: str = "",
+              progress=None) -> tuple[DeckProfile, list[str]]:  # fmt: skip
+    """Build a profile from (image, rank) shots; returns it and a list of problems."""
+    profile = DeckProfile(name=name, source=source)
+    problems = []
+    for i, (img, rank) in enumerate(shots):
+        crops = exemplars_from_image(reader, img, profile.detect_conf)
+        if not crops:
+            problems.append(f"shot {i + 1} ({rank}): no card index found")
+        for c, seen in crops:
+            profile.ranks.append(rank)
+            profile.crops.append(c)
+            row = profile.remap.setdefault(seen, {})
+            row[rank] = row.get(rank, 0) + 1
+        if progress:
+            progress(i + 1, len(shots))
+    missing = [r for r in RANKS[:13] if r not in profile.ranks]
+    if missing:
+        problems.append("no exemplar for " + " ".join(missing) + " (those ranks stay as read)")
+    return profile, problems
+
+
+def add_deck_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--name", required=True, help="name of the deck profile to save")
+    src = parser.add_mutually_exclusive_group()
+    src.add_argument("--images", type=Path, metavar="DIR", help="photos, one card each")
+    src.add_argument("--camera", type=int, default=None, metavar="N", help="camera to use")
+    parser.add_argument("--labels", type=Path, help="CSV path,cards (default DIR/labels.csv)")
+    parser.add_argument("--out", type=Path, help="profile folder (default: user data dir)")
+    parser.add_argument("--model", type=Path, default=None, help="detector weights")
+
+
+def _camera_shots(index: int, ranks=RANKS[:13]):
+    """Ask for each rank in turn and take a still frame of it (voice via the screen)."""
+    from referee.cli import UserError
+    from referee.vision.reader import StableVoter
+
+    cap = cv2.VideoCapture(index)
+    if not cap.isOpened():
+        raise UserError(f"camera {index} is not available")
+    try:
+        for rank in ranks:
+            print(f"show one card of rank {rank} to the camera and hold it still ...", flush=True)
+            voter = StableVoter(votes=1, max_frames=150)
+            prev = None
+            for _ in range(150):
+                ok, frame = cap.read()
+                if not ok or frame is None:
+                    raise UserError(f"camera {index} stopped giving pictures")
+                thumb = voter._thumb(frame)
+                if prev is not None and float(np.abs(thumb - prev).mean()) < voter.still:
+                    yield frame, rank
+                    break
+                prev = thumb
+            else:
+                print(f"  no still picture of {rank}; skipped", flush=True)
+    finally:
+        cap.release()
+
+
+def run_deck(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from referee.cli import UserError
+    from referee.vision.reader import CardReader
+
+    if not re.fullmatch(r"[\w.-]+", args.name):
+        raise UserError(f"deck name {args.name!r}: use letters, digits, '-', '_' or '.'")
+    t0 = time.time()
+    if args.images is not None:
+        if not args.images.is_dir():
+            raise UserError(f"no such folder: {args.images}")
+        pairs = labelled_images(args.images, args.labels)
+        if not pairs:
+            raise UserError(f"no labelled card photos in {args.images}: name them by rank "
+                            "(Q.jpg, 10H.png) or add labels.csv with path,cards")  # fmt: skip
+        shots = []
+        for p, rank in pairs:
+            img = cv2.imread(str(p))
+            if img is None:
+                print(f"referee: skipped unreadable image {p}", file=sys.stderr)
+                continue
+            shots.append((img, rank))
+        source = str(args.images)
+    else:
+        shots = list(_camera_shots(args.camera if args.camera is not None else 0))
+        source = f"camera {args.camera or 0}"
+    if not shots:
+        raise UserError("no usable calibration pictures")
+    reader = CardReader(args.model)
+    bar = tqdm(total=len(shots), desc="deck", unit="shot")
+    profile, problems = calibrate(reader, shots, args.name, source,
+                                  progress=lambda i, n: bar.update(1))  # fmt: skip
+    bar.close()
+    if not profile.ranks:
+        raise UserError("no card index was found in any picture; check the camera with "
+                        "`referee calibrate camera`")  # fmt: skip
+    folder = args.out or profiles_dir() / args.name
+    path = profile.save(folder)
+    for p in problems:
+        print(f"warning: {p}", file=sys.stderr)
+    ranks = sorted(set(profile.ranks), key=RANKS.index)
+    print(f"deck {args.name!r}: {len(profile.ranks)} exemplars of {' '.join(ranks)} from "
+          f"{len(shots)} pictures in {time.time() - t0:.0f} s -> {path}")  # fmt: skip
+    print(f"use it with: referee look --deck {args.name if args.out is None else folder} IMAGE")
+    return 0

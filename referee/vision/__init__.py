@@ -1,0 +1,36 @@
+"""Seeing the cards: read a reveal from a webcam frame.
+
+Design: a YOLOv8n-pose detector (``models/corners.pt``, trained by this project on
+synthetic scenes only) finds every visible *corner index* (rank glyph + suit pip) and
+classifies its rank (13 ranks + joker; suits are not read, they never matter in Cheat).
+For each index it also predicts the centre of the card the index belongs to;
+:func:`referee.vision.group.group_corners` then joins the indices of one physical card
+(2 or 4 per card) so two queens side by side, fanned or overlapping stay two cards.
+
+API for the live referee::
+
+    from referee.vision import CardReader
+    reader = CardReader()                      # models/corners.pt, no network, 2 threads
+    reader = CardReader(deck="kitchen")        # + a profile from `referee calibrate deck`
+    reveal = reader.read(frame_bgr)            # one frame
+    reveal.cards   # [SeenCard(rank="Q", suit=None, confidence=0.91, box=(x1, y1, x2, y2))]
+    reveal.count   # number of physical cards
+    reveal.readable, reveal.message            # False + "I can't read that, spread the cards"
+    reveal = reader.read_stable(frames)        # camera: wait until still, vote over frames
+
+``read_stable`` ignores frames that still move (mean grey difference to the previous frame
+on a 160 px thumbnail above ``still``), reads the still ones, and answers once ``votes``
+readable still frames agree on the same ranks; after ``max_frames`` it answers the best
+agreement it has (at least 2 votes) or an unreadable reveal with the message.
+:class:`StableVoter` is the same logic frame by frame (``push(frame, read)``) for a loop
+that owns the camera.
+
+Building the detector (see ``models/MODEL_CARD.md``): :mod:`referee.vision.faces` renders
+card faces from Debian's SVG decks and an own renderer, :mod:`referee.vision.synth`
+composes labelled scenes, :mod:`referee.vision.train` trains with ultralytics offline
+(:mod:`referee.vision.ultra`).
+"""
+
+from referee.vision.reader import UNREADABLE, CardReader, Reveal, SeenCard, StableVoter
+
+__all__ = ["UNREADABLE", "CardReader", "Reveal", "SeenCard", "StableVoter"]

@@ -1,0 +1,117 @@
+"""``referee look``: read revealed cards from image files or from the camera."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("images", nargs="*", metavar="IMAGE", help="photos of a reveal")
+    parser.add_argument("--camera", type=int, metavar="N", help="read from camera N instead")
+    parser.add_argument("--json", action="store_true", help="one JSON object per image")
+    parser.add_argument(
+        "--deck", metavar="NAME", help="a deck profile from `referee calibrate deck`"
+    )
+    parser.add_argument(
+        "--model", type=Path, default=None, help="detector weights (default: models/)"
+    )
+    parser.add_argument("--frames", type=int, default=45, help="camera: give up after this many")
+
+
+def _load(path: str):
+    import cv2
+
+    from referee.cli import UserError
+
+    p = Path(path)
+    if not p.exists():
+        raise UserError(f"no such image: {path}")
+    if p.is_dir():
+        raise UserError(f"{path} is a folder, not an image")
+    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    if img is None or img.size == 0:
+        raise UserError(f"cannot read {path} as an image (is it a JPEG/PNG photo?)")
+    return img
+
+
+def _say(path: str, reveal, as_json: bool) -> None:
+    from referee.vision.reader import reveal_json
+
+    if as_json:
+        print(reveal_json(path, reveal), flush=True)
+        return
+    ranks = " ".join(c.rank for c in reveal.cards) or "-"
+    confs = " ".join(f"{c.confidence:.2f}" for c in reveal.cards)
+    line = f"{path}: {reveal.count} card(s): {ranks}"
+    if confs:
+        line += f"  (confidence {confs})"
+    if not reveal.readable:
+        line += f"  -- {reveal.message}"
+    print(line, flush=True)
+
+
+def _camera_frames(index: int):
+    import cv2
+
+    from referee.cli import UserError
+
+    cap = cv2.VideoCapture(index)
+    if not cap.isOpened():
+        raise UserError(f"camera {index} is not available (is it plugged in and free?)")
+    try:
+        misses = 0
+        while True:
+            ok, frame = cap.read()
+            if not ok or frame is None:
+                misses += 1
+                if misses >= 10:
+                    raise UserError(f"camera {index} stopped giving pictures (unplugged?)")
+                continue
+            misses = 0
+            yield frame
+    finally:
+        cap.release()
+
+
+def run(args: argparse.Namespace) -> int:
+    from referee.cli import UserError
+
+    if args.camera is None and not args.images:
+        raise UserError("give one or more IMAGE files, or --camera N")
+    if args.camera is not None and args.images:
+        raise UserError("give either IMAGE files or --camera N, not both")
+    # read the files before loading the model, so mistakes are reported at once
+    loaded, problems = [], {}
+    for p in args.images:
+        try:
+            loaded.append((p, _load(p)))
+        except UserError as err:
+            problems[p] = str(err)
+            loaded.append((p, None))
+    if args.images and len(problems) == len(args.images):
+        raise UserError("; ".join(problems.values()))
+    from referee.vision.reader import CardReader
+
+    reader = CardReader(args.model, deck=args.deck)
+    if args.camera is not None:
+        reveal = reader.read_stable(_camera_frames(args.camera), max_frames=args.frames)
+        _say(f"camera:{args.camera}", reveal, args.json)
+        return 0 if reveal.readable else 1
+    for path, img in loaded:
+        if img is None:
+            print(f"referee look: {problems[path]}", file=sys.stderr, flush=True)
+            if args.json:
+                print(json.dumps({"image": path, "cards": [], "count": 0,
+                                  "error": problems[path]}), flush=True)  # fmt: skip
+            continue
+        _say(path, reader.read(img), args.json)
+    return 2 if problems else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    parser = argparse.ArgumentParser(prog="referee look")
+    add_arguments(parser)
+    sys.exit(run(parser.parse_args()))

@@ -1,0 +1,147 @@
+"""Group corner-index detections into physical cards (pure, no model needed).
+
+The detector finds each visible *corner index* of a card (2 per card on most decks, 4 on
+some) and, for each, predicts the centre of the card it belongs to. Indices whose predicted
+centres fall together belong to one card, whatever their rank reads; this keeps two queens
+laid side by side (or fanned) as two cards, and a card whose two corners both show as one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Corner:
+    """One detected corner index: rank class, detector confidence, box, predicted centre."""
+
+    rank: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    centre: tuple[float, float] | None = None
+
+    @property
+    def size(self) -> float:
+        return max(self.box[2] - self.box[0], self.box[3] - self.box[1], 1.0)
+
+    @property
+    def middle(self) -> tuple[float, float]:
+        return ((self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2)
+
+
+@dataclass
+class CardGroup:
+    """The corners of one physical card and the rank they vote for."""
+
+    corners: list[Corner] = field(default_factory=list)
+
+    @property
+    def votes(self) -> dict[str, float]:
+        v: dict[str, float] = defaultdict(float)
+        for c in self.corners:
+            v[c.rank] += c.confidence
+        return dict(v)
+
+    @property
+    def rank(self) -> str:
+        v = self.votes
+        return max(v, key=v.__getitem__)
+
+    @property
+    def confidence(self) -> float:
+        """Best corner confidence for the winning rank; halved-ish when another rank is close.
+
+        A clear win (at least twice the runner-up's summed confidence) keeps the best corner's
+        confidence; a close race scales it by the winner's share of the two.
+        """
+        v = self.votes
+        win = self.rank
+        best = max(c.confidence for c in self.corners if c.rank == win)
+        second = max((x for r, x in v.items() if r != win), default=0.0)
+        if v[win] >= 2 * second:
+            return best
+        return best * v[win] / (v[win] + second)
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        pts = [c.centre or c.middle for c in self.corners]
+        return (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
+
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        """Approximate card box: the corner boxes and their mirror images through the centre."""
+        cx, cy = self.centre
+        xs, ys = [], []
+        for c in self.corners:
+            for x, y in ((c.box[0], c.box[1]), (c.box[2], c.box[3])):
+                xs += [x, 2 * cx - x]
+                ys += [y, 2 * cy - y]
+        return (min(xs), min(ys), max(xs), max(ys))
+
+
+def _overlap(a: tuple, b: tuple) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return inter / smaller if smaller > 0 else 0.0
+
+
+def _sites(corners: list[Corner], overlap: float = 0.6) -> list[list[Corner]]:
+    """Detections of one printed index (several rank guesses, or a part of it): one site."""
+    sites: list[list[Corner]] = []
+    for c in sorted(corners, key=lambda c: -c.confidence):
+        for site in sites:
+            if _overlap(site[0].box, c.box) > overlap:
+                site.append(c)
+                break
+        else:
+            sites.append([c])
+    return sites
+
+
+def group_corners(
+    corners: list[Corner], centre_link: float = 1.5, min_apart: float = 1.6
+) -> list[CardGroup]:
+    """Cluster corner indices into cards.
+
+    Two index sites can belong to one card only if they sit apart (their boxes more than
+    ``min_apart`` index sizes from each other: a card's indices are in different corners,
+    while neighbouring indices in a fan belong to different cards) and predict the same card
+    centre (within ``centre_link`` index sizes). Complete linkage, at most 4 sites per card.
+    """
+    sites = _sites(corners)
+
+    def pair_ok(a: list[Corner], b: list[Corner]) -> float:
+        p, q = a[0], b[0]
+        s = (p.size + q.size) / 2
+        if p.centre is None or q.centre is None:
+            return math.inf
+        apart = math.dist(p.middle, q.middle) / s
+        if apart < min_apart:
+            return math.inf
+        d = math.dist(p.centre, q.centre) / s
+        return d if d <= centre_link else math.inf
+
+    n = len(sites)
+    d = [[pair_ok(sites[i], sites[j]) if i != j else 0.0 for j in range(n)] for i in range(n)]
+    clusters: list[list[int]] = [[i] for i in range(n)]
+    while True:
+        best = (math.inf, -1, -1)
+        for a in range(len(clusters)):
+            for b in range(a + 1, len(clusters)):
+                if len(clusters[a]) + len(clusters[b]) > 4:
+                    continue
+                link = max(d[i][j] for i in clusters[a] for j in clusters[b])
+                if link < best[0]:
+                    best = (link, a, b)
+        if best[1] < 0 or not math.isfinite(best[0]):
+            break
+        _, a, b = best
+        clusters[a] = clusters[a] + clusters[b]
+        del clusters[b]
+    groups = [CardGroup([c for i in cl for c in sites[i]]) for cl in clusters]
+    groups.sort(key=lambda g: (g.box[0], g.box[1]))
+    return groups

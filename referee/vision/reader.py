@@ -1,0 +1,221 @@
+"""Read a reveal: which cards lie face up in a frame. See :mod:`referee.vision` for the API."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from referee.vision.group import Corner, group_corners
+from referee.vision.labels import RANK_CLASSES
+
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+DEFAULT_MODEL = MODELS_DIR / "corners.pt"
+UNREADABLE = "I can't read that, spread the cards"
+
+
+@dataclass(frozen=True)
+class SeenCard:
+    """One physical card: rank (A 2..10 J Q K, JK), suit (always None: suits do not matter)."""
+
+    rank: str
+    suit: str | None
+    confidence: float
+    box: tuple[float, float, float, float]
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["confidence"] = round(self.confidence, 3)
+        d["box"] = [round(v, 1) for v in self.box]
+        return d
+
+
+@dataclass
+class Reveal:
+    """What the reader saw: cards, their count, and whether it is sure enough to judge."""
+
+    cards: list[SeenCard] = field(default_factory=list)
+    readable: bool = False
+    message: str = UNREADABLE
+
+    @property
+    def count(self) -> int:
+        return len(self.cards)
+
+    @property
+    def ranks(self) -> list[str]:
+        return sorted(c.rank for c in self.cards)
+
+
+class CardReader:
+    """Corner-index detector + grouping into cards, optionally adapted to a deck profile.
+
+    ``model_path`` defaults to ``models/corners.pt``; ``deck`` is a
+    :class:`referee.calibration.deck.DeckProfile` (or its name) learnt by
+    ``referee calibrate deck``.
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        deck=None,
+        *,
+        imgsz: int = 512,
+        conf: float = 0.25,
+        min_card_conf: float = 0.45,
+        threads: int = 2,
+    ) -> None:
+        from referee.vision.ultra import ultralytics
+
+        path = Path(model_path) if model_path else DEFAULT_MODEL
+        if not path.exists():
+            from referee.cli import UserError
+
+            raise UserError(f"card model not found: {path} (it ships in models/)")
+        ul = ultralytics(threads=threads)
+        import torch
+
+        torch.set_num_threads(threads)
+        self.model = ul.YOLO(str(path), task="pose")
+        self.imgsz = imgsz
+        self.conf = conf
+        self.min_card_conf = min_card_conf
+        if isinstance(deck, str):
+            from referee.calibration.deck import load_profile
+
+            deck = load_profile(deck)
+        self.deck = deck
+
+    # ---------------------------------------------------------------- one frame
+    def corners(self, image_bgr: np.ndarray, conf: float | None = None) -> list[Corner]:
+        """Raw corner-index detections (before grouping and deck adaptation)."""
+        res = self.model.predict(
+            image_bgr, imgsz=self.imgsz, conf=self.conf if conf is None else conf,
+            verbose=False, device="cpu", max_det=100,
+        )[0]  # fmt: skip
+        out: list[Corner] = []
+        if res.boxes is None or len(res.boxes) == 0:
+            return out
+        boxes = res.boxes.xyxy.cpu().numpy()
+        cls = res.boxes.cls.cpu().numpy().astype(int)
+        confs = res.boxes.conf.cpu().numpy()
+        kpts = res.keypoints.xy.cpu().numpy() if res.keypoints is not None else None
+        for k in range(len(boxes)):
+            centre = None
+            if kpts is not None and kpts.shape[1] > 0:
+                centre = (float(kpts[k, 0, 0]), float(kpts[k, 0, 1]))
+            out.append(Corner(RANK_CLASSES[cls[k]], float(confs[k]),
+                              tuple(float(v) for v in boxes[k]), centre))  # fmt: skip
+        return out
+
+    def read(self, image_bgr: np.ndarray) -> Reveal:
+        """Read one frame."""
+        if image_bgr is None or not hasattr(image_bgr, "shape") or image_bgr.size == 0:
+            return Reveal(message="empty frame")
+        if image_bgr.ndim == 2:
+            import cv2
+
+            image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+        corners = self.corners(image_bgr, conf=self.deck.detect_conf if self.deck else None)
+        if self.deck is not None:
+            corners = self.deck.adapt(image_bgr, corners)
+        groups = group_corners(corners)
+        cards = [SeenCard(g.rank, None, g.confidence, g.box) for g in groups if g.confidence >= 0.2]
+        if not cards:
+            return Reveal(message=UNREADABLE + " (no cards seen)")
+        sure = all(c.confidence >= self.min_card_conf for c in cards)
+        return Reveal(cards, readable=sure, message="" if sure else UNREADABLE)
+
+    # ---------------------------------------------------------------- camera
+    def read_stable(
+        self,
+        frames: Iterable[np.ndarray],
+        *,
+        votes: int = 3,
+        max_frames: int = 30,
+        still: float = 6.0,
+    ) -> Reveal:
+        """Read a reveal from a stream of frames: wait until still, then vote.
+
+        A frame counts only when it differs from the previous one by less than ``still``
+        (mean absolute grey level, on a 160 px thumbnail), i.e. once hands and cards stopped
+        moving. The answer is the rank multiset that ``votes`` readable still frames agree on
+        (most common wins); after ``max_frames`` without agreement the reveal is unreadable.
+        """
+        voter = StableVoter(votes=votes, max_frames=max_frames, still=still)
+        for frame in frames:
+            done = voter.push(frame, self.read)
+            if done is not None:
+                return done
+        return voter.give_up()
+
+
+class StableVoter:
+    """Frame-by-frame voting used by :meth:`CardReader.read_stable` (reader injectable)."""
+
+    def __init__(self, votes: int = 3, max_frames: int = 30, still: float = 6.0) -> None:
+        self.votes, self.max_frames, self.still = votes, max_frames, still
+        self.prev: np.ndarray | None = None
+        self.seen = 0
+        self.tally: Counter = Counter()
+        self.best: dict[tuple, Reveal] = {}
+
+    @staticmethod
+    def _thumb(frame: np.ndarray) -> np.ndarray:
+        import cv2
+
+        g = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        h, w = g.shape[:2]
+        return cv2.resize(g, (160, max(1, round(160 * h / max(w, 1))))).astype(np.float32)
+
+    def push(self, frame: np.ndarray, read) -> Reveal | None:
+        """Feed one frame; returns the agreed reveal, or None to keep going."""
+        self.seen += 1
+        if frame is None or getattr(frame, "size", 0) == 0:
+            return self.give_up("the camera gave an empty frame") if self._over() else None
+        thumb = self._thumb(frame)
+        moving = self.prev is None or float(np.abs(thumb - self.prev).mean()) > self.still
+        self.prev = thumb
+        if not moving:
+            reveal = read(frame)
+            if reveal.readable:
+                key = tuple(reveal.ranks)
+                self.tally[key] += 1
+                old = self.best.get(key)
+                if old is None or _mean_conf(reveal) > _mean_conf(old):
+                    self.best[key] = reveal
+                if self.tally[key] >= self.votes:
+                    return self.best[key]
+        return self.give_up() if self._over() else None
+
+    def _over(self) -> bool:
+        return self.seen >= self.max_frames
+
+    def give_up(self, why: str | None = None) -> Reveal:
+        if self.tally:
+            key, n = self.tally.most_common(1)[0]
+            if n >= max(2, self.votes - 1):
+                return self.best[key]
+        return Reveal(message=UNREADABLE if why is None else f"{why}; {UNREADABLE}")
+
+
+def _mean_conf(r: Reveal) -> float:
+    return sum(c.confidence for c in r.cards) / max(1, len(r.cards))
+
+
+def reveal_json(path: str, reveal: Reveal) -> str:
+    obj = {"image": path, "cards": [c.to_json() for c in reveal.cards], "count": reveal.count}
+    if not reveal.readable and reveal.message:
+        obj["message"] = reveal.message
+    return json.dumps(obj)
+
+
+def timed_read(reader: CardReader, image: np.ndarray) -> tuple[Reveal, float]:
+    t = time.perf_counter()
+    r = reader.read(image)
+    return r, time.perf_counter() - t
