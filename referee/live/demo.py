@@ -15,7 +15,7 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,17 +78,19 @@ def _voice_cache() -> Path:
     return folder
 
 
-def speak(line: Line) -> np.ndarray:
-    """The line in its speaker's espeak-ng voice (16 kHz float32), cached by content."""
+def speak(line: Line, slower: int = 0) -> np.ndarray:
+    """The line in its speaker's espeak-ng voice (16 kHz float32), cached by content;
+    ``slower`` steps of 15 words a minute for a line said again."""
     from referee.speech.audio import read_wav, write_wav
     from referee.speech.synth import synthesize
 
     voice, pitch = VOICES.get(line.who, ("en-us", 50))
-    key = hashlib.sha1(f"{voice}|{pitch}|{line.text}".encode()).hexdigest()[:16]
+    speed = 150 - 15 * slower
+    key = hashlib.sha1(f"{voice}|{pitch}|{speed}|{line.text}".encode()).hexdigest()[:16]
     path = _voice_cache() / f"{key}.wav"
     if path.exists():
         return read_wav(path, check=False)
-    samples = synthesize(line.text, voice=voice, speed=150, pitch=pitch)
+    samples = synthesize(line.text, voice=voice, speed=speed, pitch=pitch)
     write_wav(path, samples)
     return samples
 
@@ -96,17 +98,28 @@ def speak(line: Line) -> np.ndarray:
 class ScriptedTable:
     """The table as a microphone: each line is spoken once the referee has finished talking.
 
-    ``busy_until`` is a callable giving the audio time until which the referee speaks; a
-    faint, seeded noise floor stands in for the room (digital silence is not a room).
+    Like real players, the table listens to the referee: when a line was misheard (the
+    referee took something else, or nothing), its speaker says "undo" for anything wrongly
+    taken and says the line again, a little slower. A faint, seeded noise floor stands in
+    for the room (digital silence is not a room).
     """
 
     CHUNK_S = 0.02
+    TRIES = 3
 
-    def __init__(self, lines: tuple[Line, ...], busy_until: Any, seed: int = 7) -> None:
+    def __init__(
+        self,
+        lines: tuple[Line, ...],
+        referee: Callable[[], Any],
+        seed: int = 7,
+        on_line: Callable[[Line, float], None] | None = None,
+    ) -> None:
         self.lines = lines
-        self.busy_until = busy_until
+        self.referee = referee
+        self.on_line = on_line
         self.rng = np.random.default_rng(seed)
         self.t = 0.0
+        self.retries: list[str] = []
 
     def _chunks(self, samples: np.ndarray) -> Iterator[Any]:
         from referee.speech.audio import Chunk
@@ -118,19 +131,56 @@ class ScriptedTable:
             yield Chunk(self.t, piece)
             self.t += len(piece) / 16_000
 
-    def _silence(self, seconds: float) -> Iterator[Any]:
-        yield from self._chunks(np.zeros(int(seconds * 16_000), np.float32))
+    def _pause(self) -> Iterator[Any]:
+        """Silence until the referee has answered and finished speaking."""
+        waited = 0.0
+        while waited < 1.2 or self.t < self.referee().speaking_until + 0.4:
+            yield from self._chunks(np.zeros(int(0.1 * 16_000), np.float32))
+            waited += 0.1
+
+    def _say(self, line: Line, slower: int = 0) -> Iterator[Any]:
+        yield from self._pause()
+        if self.on_line:
+            self.on_line(line, self.t)
+        yield from self._chunks(speak(line, slower))
+
+    def _events(self) -> list[Any]:
+        return list(self.referee().session.match.events)
 
     def __iter__(self) -> Iterator[Any]:
         for line in self.lines:
-            waited = 0.0
-            while waited < 1.2 or self.t < self.busy_until() + 0.4:
-                yield from self._silence(0.1)
-                waited += 0.1
-            yield from self._chunks(speak(line))
-        yield from self._silence(3.0)
-        while self.t < self.busy_until() + 0.4:
-            yield from self._silence(0.1)
+            for attempt in range(self.TRIES):
+                before = len(self._events())
+                yield from self._say(line, slower=attempt)
+                yield from self._pause()
+                new = self._events()[before:]
+                if taken_as_meant(line, new):
+                    break
+                self.retries.append(line.text)
+                for _ in range(self.TRIES):  # take back whatever was wrongly taken
+                    if len(self._events()) <= before:
+                        break
+                    yield from self._say(Line(line.who, "undo"), slower=1)
+        yield from self._pause()
+
+
+def taken_as_meant(line: Line, new_events: list[Any]) -> bool:
+    """Whether the referee took ``line`` the way its speaker meant it."""
+    from referee.game.events import Call, Claim, Name
+    from referee.intents import parse
+
+    meant = parse(line.text, PLAYERS)
+    if meant.type == "claim":
+        return bool(new_events) and new_events[0] == Claim(
+            meant.count, meant.rank, t=new_events[0].t
+        )
+    if meant.type == "call":
+        calls = [e for e in new_events if isinstance(e, Call | Name)]
+        named = [e for e in calls if getattr(e, "caller", None) or isinstance(e, Name)]
+        return bool(named) if meant.caller else bool(calls)
+    if meant.type == "name":
+        return any(isinstance(e, Name | Call) for e in new_events)
+    return True
 
 
 # --- the reveals' photos -----------------------------------------------------------------
@@ -195,7 +245,14 @@ def play_demo(out: Path, tts_out: Path | None, backend: str | None, as_json: boo
     session = Session.start(PLAYERS, Rules(), out / "journal.jsonl")
     voice = Voice(tts_out)
     referee: LiveReferee | None = None
-    table = ScriptedTable(SCRIPT, lambda: referee.speaking_until if referee else 0.0)
+
+    def on_line(line: Line, at: float) -> None:
+        if as_json:
+            print(json.dumps({"t": round(at, 2), "player": line.who, "said": line.text}))
+        else:
+            print(f"[{at:6.1f}s] {line.who}: {line.text}", flush=True)
+
+    table = ScriptedTable(SCRIPT, lambda: referee, on_line=on_line)
     referee = LiveReferee(
         session, make_recognizer(backend), table, camera=ImageFeed(write_photos(out / "photos")),
         reader=CardReader(), voice=voice, on_say=on_say,
@@ -206,8 +263,8 @@ def play_demo(out: Path, tts_out: Path | None, backend: str | None, as_json: boo
     from referee.game.engine import legal_ranks
 
     state = session.state
-    return {"state": state.to_dict(legal_ranks(state) if state.phase != "over" else ()),
-            "said": said, "heard": referee.heard_log}  # fmt: skip
+    view = state.to_dict(legal_ranks(state) if state.phase != "over" else ())
+    return {"state": view, "said": said, "heard": referee.heard_log, "repeated": table.retries}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -218,8 +275,11 @@ def run(args: argparse.Namespace) -> int:
     result = play_demo(out, tts_out, args.backend, args.json)
     state = result["state"]
     (out / "result.json").write_text(json.dumps(result, indent=1))
-    summary = (f"Demo over in {time.monotonic() - started:.0f} s. Winner: {state['winner']}. "
-               f"Games won: {state['wins']}. Voice: {tts_out}")  # fmt: skip
+    summary = (
+        f"Demo over in {time.monotonic() - started:.0f} s. Winner: {state['winner']}. "
+        f"Games won: {state['wins']}. Lines said again after a mishearing: "
+        f"{len(result['repeated'])}. Voice: {tts_out}"
+    )
     print(json.dumps({"state": state}) if args.json else summary, flush=True)
     if state["winner"] != "Alice":
         print(
