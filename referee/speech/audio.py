@@ -8,6 +8,7 @@ microphone) raise :class:`referee.cli.UserError` with a message they can act on.
 from __future__ import annotations
 
 import queue
+import struct
 import wave
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -59,8 +60,9 @@ def to_mono_float(frames: np.ndarray, channels: int) -> np.ndarray:
     """Interleaved integer or float frames to mono float32 in [-1, 1] (channels averaged)."""
     if frames.dtype.kind in "iu":
         info = np.iinfo(frames.dtype)
-        scale = float(max(abs(info.min), info.max))
-        offset = 0.0 if info.min < 0 else (info.max + 1) / 2
+        signed = info.min < 0
+        scale = float(-info.min) if signed else (info.max + 1) / 2
+        offset = 0.0 if signed else (info.max + 1) / 2
         x = (frames.astype(np.float64) - offset) / scale
     else:
         x = frames.astype(np.float64)
@@ -78,24 +80,24 @@ def read_wav(path: str | Path, *, check: bool = True) -> np.ndarray:
     if not path.is_file():
         raise _user_error(f"No such audio file: {path}")
     try:
-        with wave.open(str(path), "rb") as wav:
-            rate, channels, width = wav.getframerate(), wav.getnchannels(), wav.getsampwidth()
-            raw = wav.readframes(wav.getnframes())
-    except (wave.Error, EOFError) as err:
+        rate, channels, width, kind, raw = _read_riff(path.read_bytes())
+    except ValueError as err:
         raise _user_error(
             f"{path} is not a PCM wav file ({err}). Convert it, e.g. "
             f"`sox {path.name} -r 16000 -c 1 -b 16 out.wav`."
         ) from err
-    if width == 1:
+    if kind == "float" and width in (4, 8):
+        frames = np.frombuffer(raw[: len(raw) // width * width], "<f4" if width == 4 else "<f8")
+    elif width == 1:
         frames = np.frombuffer(raw, np.uint8)
     elif width == 2:
-        frames = np.frombuffer(raw, "<i2")
+        frames = np.frombuffer(raw[: len(raw) // 2 * 2], "<i2")
     elif width == 3:
         b = np.frombuffer(raw[: len(raw) // 3 * 3], np.uint8).reshape(-1, 3).astype(np.int32)
         value = b[:, 0] | (b[:, 1] << 8) | (b[:, 2] << 16)
         frames = (np.where(value >= 1 << 23, value - (1 << 24), value) << 8).astype(np.int32)
     elif width == 4:
-        frames = np.frombuffer(raw, "<i4")
+        frames = np.frombuffer(raw[: len(raw) // 4 * 4], "<i4")
     else:
         raise _user_error(f"{path}: unsupported sample width of {width} bytes.")
     frames = frames[: len(frames) // channels * channels]
@@ -105,6 +107,31 @@ def read_wav(path: str | Path, *, check: bool = True) -> np.ndarray:
         if problem == "silent":
             raise _user_error(f"{path} is silent: nothing to listen to.")
     return samples
+
+
+def _read_riff(data: bytes) -> tuple[int, int, int, str, bytes]:
+    """(rate, channels, bytes per sample, "int" or "float", sample bytes) of a RIFF/WAVE file,
+    including WAVE_FORMAT_EXTENSIBLE (which the stdlib ``wave`` module rejects)."""
+    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise ValueError("no RIFF/WAVE header")
+    fmt = raw = None
+    pos = 12
+    while pos + 8 <= len(data):
+        tag, size = data[pos : pos + 4], struct.unpack("<I", data[pos + 4 : pos + 8])[0]
+        body = data[pos + 8 : pos + 8 + size]
+        if tag == b"fmt ":
+            fmt = body
+        elif tag == b"data":
+            raw = body
+        pos += 8 + size + (size & 1)
+    if fmt is None or raw is None or len(fmt) < 16:
+        raise ValueError("missing fmt or data chunk")
+    tag, channels, rate, _, _, bits = struct.unpack("<HHIIHH", fmt[:16])
+    if tag == 0xFFFE and len(fmt) >= 26:
+        tag = struct.unpack("<H", fmt[24:26])[0]
+    if tag not in (1, 3) or channels < 1 or rate < 1000:
+        raise ValueError(f"format tag {tag}, {channels} channels, {rate} Hz")
+    return rate, channels, (bits + 7) // 8, "float" if tag == 3 else "int", raw
 
 
 def write_wav(path: str | Path, samples: np.ndarray, rate: int = SAMPLE_RATE) -> Path:

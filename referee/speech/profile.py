@@ -43,11 +43,12 @@ DEFAULT = MicProfile()
 
 
 def default_path() -> Path:
+    """``$REFEREE_MIC_PROFILE``, else ``calibration/mic.json`` in the referee's data folder."""
     if os.environ.get(ENV_VAR):
         return Path(os.environ[ENV_VAR])
-    from platformdirs import user_data_dir
+    from referee.paths import data_dir
 
-    return Path(user_data_dir("referee")) / "calibration" / "mic.json"
+    return data_dir() / "calibration" / "mic.json"
 
 
 def load(path: str | Path | None = None, *, warn=None) -> MicProfile:

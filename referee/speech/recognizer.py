@@ -29,18 +29,30 @@ from referee.intents import Intent, parse
 from referee.speech import backends
 from referee.speech.audio import Chunk
 from referee.speech.profile import DEFAULT, MicProfile
-from referee.speech.types import SAMPLE_RATE, Heard, Utterance
+from referee.speech.types import SAMPLE_RATE, Heard, Hypothesis, Utterance
 from referee.speech.vad import FRAME, Segment, Segmenter
 from referee.speech.vocab import ListenContext, admit
 
-#: re-decode an utterance in progress every this much new audio, looking for a call
-PARTIAL_STEP_S = 0.15
-#: ...but only once it is this long (shorter is too little to recognize anything)
+#: decode an utterance in progress at its first short pause (a word may have just ended):
+#: a call found there is emitted at once, and anything else is reused at the endpoint
+EARLY_PAUSE_FRAMES = 3  # 60 ms
+#: during unbroken speech (or loud babble), re-decode every this much new audio
+PARTIAL_STEP_S = 0.3
+#: ...once it is this long (shorter is too little to recognize anything)
 PARTIAL_MIN_S = 0.2
-#: a call is at most a few words; longer utterances in progress are not re-decoded
-PARTIAL_MAX_S = 2.0
+#: a call is a few words; longer utterances in progress are not re-decoded
+PARTIAL_MAX_S = 1.5
 #: a name and a call this close together are one call by that player ("Ben... cheat!")
 NAME_CALL_GAP_S = 1.0
+
+
+def _confirm(early: Heard | None, segment: Segment) -> Heard | None:
+    """The final for an utterance whose call was already emitted early, when the full
+    utterance decodes to nothing legal: the call stands (the table has already heard it)."""
+    if early is None or early.utterance.start != segment.start:
+        return None
+    utterance = replace(early.utterance, end=segment.end, partial=False)
+    return Heard(utterance, early.intent, decided_at=early.decided_at)
 
 
 def merge_caller(previous: Heard | None, heard: Heard) -> Heard | None:
@@ -91,6 +103,9 @@ class Recognizer:
         self.audio_time = 0.0
         #: simulated clock: audio time at which the last decision would be known live
         self.busy_until = 0.0
+        #: seconds spent decoding, all told (for the real-time factor)
+        self.compute_s = 0.0
+        self._cached: tuple[tuple[float, float], Hypothesis] | None = None
         self.set_context(context or ListenContext())
 
     def set_context(self, ctx: ListenContext) -> None:
@@ -115,12 +130,25 @@ class Recognizer:
         intent = parse(text, self.context.players)
         return intent if admit(intent, self.context) else None
 
-    def _decide(self, segment: Segment, partial: bool) -> Heard | None:
-        """Decode a segment; ``busy_until`` models when the answer would be known live."""
+    def _recognize(self, segment: Segment) -> Hypothesis:
+        """Decode (or reuse the decode made at the first pause, when nothing was said since).
+
+        ``busy_until`` models when the answer would be known live: decoding starts once the
+        audio is in and the previous decode is done.
+        """
+        key = (segment.start, segment.end)
+        if self._cached is not None and self._cached[0] == key:
+            self.busy_until = max(self.busy_until, self.audio_time)
+            return self._cached[1]
         started = time.perf_counter()
         hypothesis = self.backend.decode(segment.audio)
-        spent = time.perf_counter() - started
-        self.busy_until = max(self.busy_until, self.audio_time) + spent
+        self.compute_s += time.perf_counter() - started
+        self.busy_until = max(self.busy_until, self.audio_time) + time.perf_counter() - started
+        self._cached = (key, hypothesis)
+        return hypothesis
+
+    def _decide(self, segment: Segment, partial: bool) -> Heard | None:
+        hypothesis = self._recognize(segment)
         if not hypothesis.text:
             return None
         intent = self.interpret(hypothesis.text)
@@ -148,10 +176,12 @@ class Recognizer:
     def _heard(self, source: Iterable[Chunk]) -> Iterator[Heard]:
         segmenter = Segmenter(self.profile)
         self.busy_until = 0.0
+        self._cached = None
         pending = np.zeros(0, np.float32)
         pending_start = 0.0
         last_partial = 0.0
         called_early = False
+        early: Heard | None = None
         for chunk in source:
             if len(pending) == 0:
                 pending_start = chunk.start
@@ -170,25 +200,29 @@ class Recognizer:
                 if segmenter.in_speech and not was_speaking:
                     last_partial, called_early = 0.0, False
                 if finished is not None:
-                    heard = self._decide(finished, partial=False)
+                    heard = self._decide(finished, partial=False) or _confirm(early, finished)
                     if heard is not None:
                         yield heard
+                    early = None
                     continue
-                current = segmenter.current(pending_start)
-                if not (self.partials and current is not None and not called_early):
+                current = segmenter.current()
+                if not self.partials or current is None or called_early:
                     continue
-                length = pending_start - current.start
-                if PARTIAL_MIN_S <= length <= PARTIAL_MAX_S and length - last_partial >= (
-                    PARTIAL_STEP_S
-                ):
+                length = current.end - current.start
+                first_pause = segmenter.quiet_frames == EARLY_PAUSE_FRAMES
+                periodic = (
+                    segmenter.quiet_frames == 0
+                    and PARTIAL_MIN_S <= length <= PARTIAL_MAX_S
+                    and length - last_partial >= PARTIAL_STEP_S
+                )
+                if (first_pause and length >= PARTIAL_MIN_S) or periodic:
                     last_partial = length
                     heard = self._decide(current, partial=True)
                     if heard is not None:
-                        called_early = True
+                        called_early, early = True, heard
                         yield heard
-        if segmenter.in_speech:
-            current = segmenter.current(self.audio_time)
-            if current is not None:
-                heard = self._decide(current, partial=False)
-                if heard is not None:
-                    yield heard
+        current = segmenter.current()
+        if current is not None:
+            heard = self._decide(current, partial=False) or _confirm(early, current)
+            if heard is not None:
+                yield heard

@@ -6,6 +6,7 @@ to stamp *when* someone began to speak. The recognizer decides *what* was said.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +15,7 @@ from referee.speech.profile import DEFAULT, MicProfile
 from referee.speech.types import SAMPLE_RATE
 
 FRAME = 320  # 20 ms
+FLOOR_WINDOW = 75  # frames: 1.5 s
 
 
 def level_db(frame: np.ndarray) -> float:
@@ -36,6 +38,7 @@ class Segmenter:
     def __init__(self, profile: MicProfile = DEFAULT):
         self.profile = profile
         self.floor_db = profile.noise_floor_db
+        self._levels: deque[float] = deque(maxlen=FLOOR_WINDOW)
         self._preroll: list[np.ndarray] = []
         self._frames: list[np.ndarray] = []
         self._run = 0  # consecutive loud frames before an onset
@@ -51,9 +54,11 @@ class Segmenter:
         return db > max(self.floor_db + self.profile.margin_db, self.profile.min_level_db)
 
     def _track_floor(self, db: float) -> None:
-        # fast down, slow up: the floor follows the quiet between words, not the words
-        rate = 0.3 if db < self.floor_db else 0.02
-        self.floor_db = max(-75.0, self.floor_db + rate * (db - self.floor_db))
+        # minimum statistics: the floor is a low percentile of the last 1.5 s of levels, so
+        # it follows steady noise and babble (which never go quiet) but not the words
+        self._levels.append(max(db, -75.0))
+        if len(self._levels) >= 5:
+            self.floor_db = float(np.percentile(self._levels, 10))
 
     def reset(self) -> None:
         """Forget any utterance in progress (used by the mute gate)."""
@@ -73,13 +78,13 @@ class Segmenter:
         """Add the frame starting at audio time ``t``; returns a finished segment, if any."""
         db = level_db(frame)
         loud = self._is_loud(db)
+        self._track_floor(db)
         p = self.profile
         frame_s = len(frame) / SAMPLE_RATE
         self._remember(frame)
         if self.start is None:
             if not loud:
                 self._run = 0
-                self._track_floor(db)
                 return None
             self._run += 1
             if self._run * frame_s < p.onset_s:
@@ -97,8 +102,6 @@ class Segmenter:
             self._last_loud_end = t + frame_s
         else:
             self._quiet += 1
-            if self._quiet * frame_s > 0.3:
-                self._track_floor(db)
         too_long = t + frame_s - self.start >= p.max_utterance_s
         if self._quiet * frame_s >= p.hangover_s or too_long:
             segment = Segment(self.start, self._last_loud_end, self.audio(), True)
@@ -109,8 +112,13 @@ class Segmenter:
     def audio(self) -> np.ndarray:
         return np.concatenate(self._frames) if self._frames else np.zeros(0, np.float32)
 
-    def current(self, t_end: float) -> Segment | None:
-        """The utterance in progress, if any (for early recognition of calls)."""
+    @property
+    def quiet_frames(self) -> int:
+        """Quiet frames since the last loud one, inside an utterance."""
+        return self._quiet
+
+    def current(self) -> Segment | None:
+        """The utterance in progress, if any, up to its latest loud frame."""
         if self.start is None:
             return None
-        return Segment(self.start, t_end, self.audio(), False)
+        return Segment(self.start, self._last_loud_end, self.audio(), False)

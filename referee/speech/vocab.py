@@ -129,11 +129,16 @@ def prompt(ctx: ListenContext) -> str:
     if "count" in ctx.intents or "claim" in ctx.intents:
         parts.append(", ".join(w.capitalize() for w in count_words(ctx)) + ".")
     if "claim" in ctx.intents:
-        ranks = ctx.legal_ranks if len(ctx.legal_ranks) <= 4 else ("A", "K", "7", "Q", "J", "10")
-        counts = [n for n in (2, 1, 3, 4) if n <= ctx.max_count]
-        for i, rank in enumerate(ranks):
-            n = counts[i % len(counts)]
-            parts.append(f"{NUMBER_WORDS[n].capitalize()} {rank_name(rank, n)}.")
+        if len(ctx.legal_ranks) <= 2:  # the rank due is known: every claim it allows
+            for rank in ctx.legal_ranks:
+                for n in range(1, ctx.max_count + 1):
+                    parts.append(f"{NUMBER_WORDS[n].capitalize()} {rank_name(rank, n)}.")
+        else:
+            ranks = ("A", "K", "7", "Q", "J", "10", "3", "9")
+            counts = [n for n in (2, 1, 3, 4) if n <= ctx.max_count]
+            for i, rank in enumerate(ranks):
+                n = counts[i % len(counts)]
+                parts.append(f"{NUMBER_WORDS[n].capitalize()} {rank_name(rank, n)}.")
     if "call" in ctx.intents:
         parts.append("Cheat! Bullshit! Liar! I doubt it!")
     if "pass" in ctx.intents:

@@ -16,6 +16,7 @@ from referee.speech.vocab import ListenContext
 #: name -> (module, class); imported only when chosen.
 BACKENDS: dict[str, tuple[str, str]] = {
     "whisper": ("referee.speech.backends.whisper", "WhisperBackend"),
+    "whisper-constrained": ("referee.speech.backends.whisper", "ConstrainedWhisperBackend"),
     "pocketsphinx": ("referee.speech.backends.sphinx", "SphinxBackend"),
     "vosk": ("referee.speech.backends.vosk", "VoskBackend"),
 }

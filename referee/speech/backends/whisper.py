@@ -13,11 +13,13 @@ import math
 
 import numpy as np
 
-from referee.intents import normalize
+from referee.intents import normalize, parse
 from referee.speech.types import SAMPLE_RATE, Hypothesis
-from referee.speech.vocab import ListenContext, max_words, prompt
+from referee.speech.vocab import ListenContext, admit, max_words, phrases, prompt
 
 MAX_NEW_TOKENS = 14
+#: constrained mode: how much less likely (mean log-prob) the vocabulary-only reading may be
+RESCORE_MARGIN = 0.1
 
 
 def _model_path() -> str:
@@ -55,6 +57,7 @@ class WhisperBackend:
         threads: int = 2,
         window_s: float = 4.0,
         no_speech_max: float = 0.6,
+        constrained: bool = False,
     ):
         import ctranslate2
         from faster_whisper.feature_extractor import FeatureExtractor
@@ -72,6 +75,7 @@ class WhisperBackend:
         self.features = FeatureExtractor(feature_size=self.model.n_mels)
         self.window_s = window_s
         self.no_speech_max = no_speech_max
+        self.constrained = constrained
         self.set_context(ListenContext())
 
     def set_context(self, ctx: ListenContext) -> list[str]:
@@ -80,7 +84,31 @@ class WhisperBackend:
         tok = self.tokenizer
         text_ids = self.hf.encode(" " + prompt(ctx), add_special_tokens=False).ids
         self.prompt_ids = [tok.sot_prev, *text_ids[-200:], *tok.sot_sequence, tok.no_timestamps]
+        self.suppress: list[int] = []
+        if self.constrained:
+            allowed = set(self.hf.encode(" .!,?", add_special_tokens=False).ids)
+            for phrase in phrases(ctx):
+                for form in (phrase, phrase.capitalize()):
+                    for text in (" " + form, " " + form + ".", " " + form + "!", form):
+                        allowed.update(self.hf.encode(text, add_special_tokens=False).ids)
+            self.suppress = [i for i in range(tok.eot) if i not in allowed]
         return []
+
+    def _generate(self, encoded, suppress: list[int] | None = None):
+        return self.model.generate(
+            encoded,
+            [self.prompt_ids],
+            beam_size=1,
+            max_length=len(self.prompt_ids) + MAX_NEW_TOKENS,
+            return_scores=True,
+            return_no_speech_prob=True,
+            suppress_blank=True,
+            suppress_tokens=[-1, *(suppress or [])],
+        )[0]
+
+    def _text(self, result) -> str:
+        ids = [i for i in result.sequences_ids[0] if i < self.tokenizer.eot]
+        return " ".join(collapse_repeats(normalize(self.hf.decode(ids)).split()))
 
     def decode(self, audio: np.ndarray) -> Hypothesis:
         import ctranslate2
@@ -90,21 +118,30 @@ class WhisperBackend:
         padded = np.zeros(int(seconds * SAMPLE_RATE) + 400, np.float32)
         padded[: min(len(audio), len(padded))] = audio[: len(padded)]
         mel = self.features(padded, padding=0)[:, :frames]
-        result = self.model.generate(
-            ctranslate2.StorageView.from_array(np.ascontiguousarray(mel[None])),
-            [self.prompt_ids],
-            beam_size=1,
-            max_length=len(self.prompt_ids) + MAX_NEW_TOKENS,
-            return_scores=True,
-            return_no_speech_prob=True,
-            suppress_blank=True,
-        )[0]
+        encoded = self.model.encode(
+            ctranslate2.StorageView.from_array(np.ascontiguousarray(mel[None])), to_cpu=True
+        )
+        result = self._generate(encoded)
         if result.no_speech_prob > self.no_speech_max:
             return Hypothesis("")
-        ids = [i for i in result.sequences_ids[0] if i < self.tokenizer.eot]
-        text = self.hf.decode(ids).strip()
-        words = collapse_repeats(normalize(text).split())
-        if len(words) > self.max_words:
+        text = self._text(result)
+        if self.constrained and not admit(parse(text, self.ctx.players), self.ctx):
+            # decode again with only the vocabulary's tokens; keep it when it is about as
+            # likely as the free reading (a near miss, not different words)
+            forced = self._generate(encoded, self.suppress)
+            forced_text = self._text(forced)
+            if forced.scores[0] >= result.scores[0] - RESCORE_MARGIN:
+                result, text = forced, forced_text
+        if len(text.split()) > self.max_words:
             return Hypothesis("")  # chatter, or the prompt looping back
         confidence = math.exp(result.scores[0]) * (1.0 - result.no_speech_prob)
-        return Hypothesis(" ".join(words), confidence)
+        return Hypothesis(text, confidence)
+
+
+class ConstrainedWhisperBackend(WhisperBackend):
+    """Whisper that, when its free reading is not legal, re-reads with only legal tokens."""
+
+    name = "whisper-constrained"
+
+    def __init__(self, **options):
+        super().__init__(constrained=True, **options)

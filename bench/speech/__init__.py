@@ -1,0 +1,1 @@
+"""Speech benchmark: ``python -m bench.speech`` (see run.py)."""

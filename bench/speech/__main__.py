@@ -1,0 +1,3 @@
+from bench.speech.run import main
+
+raise SystemExit(main())

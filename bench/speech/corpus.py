@@ -1,0 +1,224 @@
+"""The benchmark's audio: espeak-ng phrases (cached outside git), noise mixing, real recordings.
+
+Synthetic sets are rebuilt from seeds, so every run scores the same clips. Real recordings
+are read from ``../shared/data/speech-real-dev`` (validation only: nothing is tuned on them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from referee.speech.audio import read_wav
+from referee.speech.synth import synthesize
+from referee.speech.types import SAMPLE_RATE
+
+PLAYERS = ("Alice", "Ben", "Cara", "Dev")
+VOICES = (
+    "en-us", "en-gb", "en-gb-scotland", "en-gb-x-rp", "en-029", "en-gb-x-gbclan", "en-us+f3",
+    "en-us-nyc+f2", "en-gb-x-gbcwmd+m3",
+)  # fmt: skip
+SPEEDS = (140, 165, 190, 220)
+PITCHES = (30, 50, 70)
+REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "speech-real-dev"
+NOISE_BEDS = ("doing_the_dishes", "dude_miaowing", "exercise_bike", "running_tap", "pink_noise")
+
+#: (text to speak, expected intent as referee.intents.Intent.to_dict(), kind)
+GAME_PHRASES: list[tuple[str, dict, str]] = [
+    ("two aces", {"type": "claim", "count": 2, "rank": "A"}, "claim"),
+    ("one ace", {"type": "claim", "count": 1, "rank": "A"}, "claim"),
+    ("a king", {"type": "claim", "count": 1, "rank": "K"}, "claim"),
+    ("one king", {"type": "claim", "count": 1, "rank": "K"}, "claim"),
+    ("three sevens", {"type": "claim", "count": 3, "rank": "7"}, "claim"),
+    ("four tens", {"type": "claim", "count": 4, "rank": "10"}, "claim"),
+    ("two queens", {"type": "claim", "count": 2, "rank": "Q"}, "claim"),
+    ("three jacks", {"type": "claim", "count": 3, "rank": "J"}, "claim"),
+    ("two fives", {"type": "claim", "count": 2, "rank": "5"}, "claim"),
+    ("four nines", {"type": "claim", "count": 4, "rank": "9"}, "claim"),
+    ("one six", {"type": "claim", "count": 1, "rank": "6"}, "claim"),
+    ("three twos", {"type": "claim", "count": 3, "rank": "2"}, "claim"),
+    ("two eights", {"type": "claim", "count": 2, "rank": "8"}, "claim"),
+    ("four threes", {"type": "claim", "count": 4, "rank": "3"}, "claim"),
+    ("cheat!", {"type": "call", "caller": None}, "call"),
+    ("cheater!", {"type": "call", "caller": None}, "call"),
+    ("bullshit!", {"type": "call", "caller": None}, "call"),
+    ("B.S.!", {"type": "call", "caller": None}, "call"),
+    ("I doubt it", {"type": "call", "caller": None}, "call"),
+    ("liar!", {"type": "call", "caller": None}, "call"),
+    ("Ben, cheat!", {"type": "call", "caller": "Ben"}, "call"),
+    ("cheat, Alice!", {"type": "call", "caller": "Alice"}, "call"),
+    ("pass", {"type": "pass"}, "pass"),
+    ("undo", {"type": "command", "command": "undo"}, "command"),
+    ("repeat", {"type": "command", "command": "repeat"}, "command"),
+    ("what's the score", {"type": "command", "command": "score"}, "command"),
+    ("new game", {"type": "command", "command": "new_game"}, "command"),
+    ("how many cards", {"type": "command", "command": "how_many"}, "command"),
+    ("whose turn", {"type": "command", "command": "whose_turn"}, "command"),
+    ("Cara", {"type": "name", "name": "Cara"}, "name"),
+    ("Dev", {"type": "name", "name": "Dev"}, "name"),
+    ("three", {"type": "count", "count": 3}, "count"),
+]
+
+CHATTER = [
+    "the weather is lovely today", "who wants another drink", "I love this song",
+    "my phone is almost dead", "did you watch the match last night", "turn the music up",
+    "where did I put my glasses", "this pizza is really good", "I have to leave at midnight",
+    "can you open the window", "she said she would be late", "we should do this more often",
+    "that was a long week", "go forward ten meters", "the dog is barking outside",
+    "nice shoes by the way", "pour me some water please", "the train was delayed again",
+    "I think it is going to rain", "what time is it", "let me get some chips",
+    "hold on a second", "my sister lives in Boston", "this chair is wobbly",
+    "is anyone hungry", "okay okay calm down", "you always say that", "tell me about it",
+]  # fmt: skip
+
+
+@dataclass
+class Clip:
+    """One benchmark item: audio, where its speech ends, what it should mean."""
+
+    set: str
+    label: str
+    audio: np.ndarray
+    speech_end: float | None
+    expected: dict | None  # None: non-game speech, nothing should be accepted
+    kind: str = "none"
+    context: dict = field(default_factory=dict)
+
+
+class SynthCache:
+    def __init__(self, root: Path):
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+
+    def get(self, text: str, voice: str, speed: int, pitch: int) -> np.ndarray:
+        key = hashlib.sha1(f"{text}|{voice}|{speed}|{pitch}".encode()).hexdigest()[:16]
+        path = self.root / f"{key}.npy"
+        if path.is_file():
+            return np.load(path)
+        samples = synthesize(text, voice=voice, speed=speed, pitch=pitch)
+        np.save(path, samples)
+        return samples
+
+
+def rms(x: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(x, dtype=np.float64)) + 1e-12))
+
+
+def place(
+    speech: np.ndarray, lead_s: float = 0.6, tail_s: float = 0.8, level: float | None = 0.1
+) -> tuple[np.ndarray, float]:
+    """Speech (scaled to ``level`` RMS, about -20 dBFS) with quiet around it; returns the
+    audio and the time its speech ends. Real recordings keep their own level (None)."""
+    if level is not None:
+        speech = speech * (level / max(rms(speech), 1e-6))
+    speech = np.clip(speech, -0.99, 0.99)
+    lead = np.zeros(int(lead_s * SAMPLE_RATE), np.float32)
+    tail = np.zeros(int(tail_s * SAMPLE_RATE), np.float32)
+    return np.concatenate([lead, speech, tail]).astype(np.float32), lead_s + len(
+        speech
+    ) / SAMPLE_RATE
+
+
+def mix(audio: np.ndarray, noise: np.ndarray, snr_db: float, speech_rms: float, rng) -> np.ndarray:
+    """Add a random stretch of ``noise`` at ``snr_db`` below the speech level."""
+    if len(noise) < len(audio):
+        noise = np.tile(noise, len(audio) // len(noise) + 1)
+    offset = int(rng.integers(0, len(noise) - len(audio) + 1))
+    bed = noise[offset : offset + len(audio)]
+    bed = bed * (speech_rms / max(rms(bed), 1e-9) / 10 ** (snr_db / 20))
+    return np.clip(audio + bed, -1, 1).astype(np.float32)
+
+
+def load_noise_beds() -> dict[str, np.ndarray]:
+    folder = REAL / "noise_speechcommands_bg"
+    return {name: read_wav(folder / f"{name}.wav", check=False) for name in NOISE_BEDS}
+
+
+def babble(cache: SynthCache, rng: random.Random, seconds: float) -> np.ndarray:
+    """Table chatter: three espeak voices talking at once."""
+    total = np.zeros(int(seconds * SAMPLE_RATE), np.float32)
+    for _ in range(3):
+        parts, length = [], 0
+        while length < len(total):
+            text = rng.choice(CHATTER)
+            s = cache.get(text, rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES))
+            s = s * (0.1 / max(rms(s), 1e-6))
+            parts += [s, np.zeros(int(rng.uniform(0.05, 0.3) * SAMPLE_RATE), np.float32)]
+            length += len(s) + len(parts[-1])
+        stream = np.concatenate(parts)
+        start = rng.randrange(0, len(stream) - len(total) + 1)
+        total += stream[start : start + len(total)]
+    return total
+
+
+def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]:
+    """Game phrases clean, with real noise beds at 20 and 10 dB, and under babble at 10 dB;
+    table chatter clean and under babble (nothing should be accepted)."""
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    beds = load_noise_beds()
+    clips: list[Clip] = []
+    for set_name in ("synth clean", "synth noise 20 dB", "synth noise 10 dB", "synth babble 10 dB"):
+        for i in range(per_set):
+            text, expected, kind = GAME_PHRASES[i % len(GAME_PHRASES)]
+            voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
+            audio, end = place(cache.get(text, voice, speed, pitch))
+            if "noise" in set_name:
+                snr = 20 if "20" in set_name else 10
+                audio = mix(audio, beds[rng.choice(NOISE_BEDS)], snr, 0.1, nrng)
+            elif "babble" in set_name:
+                audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), 10, 0.1, nrng)
+            rank_due = expected.get("rank") or rng.choice("A 2 3 4 5 6 7 8 9 10 J Q K".split())
+            label = f"{text} [{voice} s{speed} p{pitch}]"
+            ctx = {"rank_due": rank_due}
+            clips.append(Clip(set_name, label, audio, end, expected, kind, ctx))
+    for set_name in ("synth chatter clean", "synth chatter babble 10 dB"):
+        for i in range(max(per_set // 2, len(CHATTER))):
+            text = CHATTER[i % len(CHATTER)]
+            voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
+            audio, end = place(cache.get(text, voice, speed, pitch))
+            if "babble" in set_name:
+                audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), 10, 0.1, nrng)
+            rank_due = rng.choice("A 2 3 4 5 6 7 8 9 10 J Q K".split())
+            clips.append(Clip(set_name, text, audio, end, None, "none", {"rank_due": rank_due}))
+    return clips
+
+
+COUNT_NAMES = "zero one two three four five six seven eight nine".split()
+
+
+def real_sets() -> list[Clip]:
+    """fsdd digits 1-9 as count words (0 as non-game speech), plus the pocketsphinx clips."""
+    clips: list[Clip] = []
+    for path in sorted((REAL / "fsdd").glob("*.wav")):
+        digit = int(path.name.split("_")[0])
+        audio, end = place(read_wav(path, check=False), 0.5, 0.8, None)
+        ctx = {"rank_due": None, "max_count": 9}
+        if digit == 0:
+            clips.append(
+                Clip("real fsdd zero (non-game)", path.name, audio, end, None, "none", ctx)
+            )
+        else:
+            expected = {"type": "count", "count": digit}
+            clips.append(
+                Clip("real fsdd counts 1-9", path.name, audio, end, expected, "count", ctx)
+            )
+    ps = REAL / "pocketsphinx_testdata"
+    for name in ("goforward.wav", "something.wav"):
+        audio, end = place(read_wav(ps / name, check=False), 0.5, 0.8, None)
+        clips.append(Clip("real other speech (non-game)", name, audio, end, None, "none", {}))
+    return clips
+
+
+def cards_clips() -> list[Clip]:
+    """pocketsphinx's card-phrase recordings: reported as heard, not scored."""
+    folder = REAL / "pocketsphinx_testdata" / "cards"
+    clips = []
+    for path in sorted(folder.glob("*.wav")):
+        audio, end = place(read_wav(path, check=False), 0.5, 0.8, None)
+        clips.append(Clip("real cards (as heard)", path.name, audio, end, None, "none", {}))
+    return clips
