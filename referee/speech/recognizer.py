@@ -182,6 +182,7 @@ class Recognizer:
         last_partial = 0.0
         called_early = False
         early: Heard | None = None
+        echo = False
         for chunk in source:
             if len(pending) == 0:
                 pending_start = chunk.start
@@ -191,10 +192,14 @@ class Recognizer:
                 t = pending_start
                 pending_start += FRAME / SAMPLE_RATE
                 self.audio_time = pending_start
-                if pending_start <= self.muted_until:
+                muted = pending_start <= self.muted_until
+                if muted or (echo and segmenter.is_loud(frame)):
+                    # the referee's voice, and whatever sound runs on past the gate
+                    echo = True
                     segmenter.reset()
                     segmenter.listen_only(frame)
                     continue
+                echo = False
                 was_speaking = segmenter.in_speech
                 finished = segmenter.push(t, frame)
                 if segmenter.in_speech and not was_speaking:

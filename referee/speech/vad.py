@@ -50,6 +50,9 @@ class Segmenter:
     def in_speech(self) -> bool:
         return self.start is not None
 
+    def is_loud(self, frame: np.ndarray) -> bool:
+        return self._is_loud(level_db(frame))
+
     def _is_loud(self, db: float) -> bool:
         return db > max(self.floor_db + self.profile.margin_db, self.profile.min_level_db)
 

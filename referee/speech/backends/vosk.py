@@ -63,7 +63,7 @@ class VoskBackend:
         self.set_context(ListenContext())
 
     def _known(self, phrase: str) -> bool:
-        return all(self.model.find_word(w) >= 0 for w in phrase.split())
+        return all(self.model.vosk_model_find_word(w) >= 0 for w in phrase.split())
 
     def set_context(self, ctx: ListenContext) -> list[str]:
         import vosk

@@ -1,0 +1,150 @@
+"""The recognizer's shared logic: onset stamps, first caller, early calls, the mute gate,
+vocabulary checks and name+call merging, with a fake backend that 'hears' tone pitches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from referee.speech.audio import ArraySource
+from referee.speech.recognizer import Recognizer
+from referee.speech.types import SAMPLE_RATE, Hypothesis
+from referee.speech.vocab import ListenContext
+
+#: the fake backend's language: a tone's pitch stands for a phrase
+WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely today",
+         1100: "three kings", 1300: "alice cheat"}  # fmt: skip
+
+
+class ToneBackend:
+    name = "tones"
+    streaming_cost_s = 0.0
+
+    def __init__(self):
+        self.decoded: list[float] = []
+
+    def set_context(self, ctx):
+        return []
+
+    def decode(self, audio: np.ndarray) -> Hypothesis:
+        self.decoded.append(len(audio) / SAMPLE_RATE)
+        spectrum = np.abs(np.fft.rfft(audio))
+        freq = np.argmax(spectrum) * SAMPLE_RATE / len(audio)
+        nearest = min(WORDS, key=lambda f: abs(f - freq))
+        return Hypothesis(WORDS[nearest] if abs(nearest - freq) < 60 else "", 0.9)
+
+
+def table(*events: tuple[float, int, float], total: float | None = None) -> np.ndarray:
+    """Audio with tone bursts: (start s, pitch Hz, length s), over a faint noise floor."""
+    total = total or max(s + n for s, _, n in events) + 1.0
+    audio = np.random.default_rng(0).normal(0, 1e-3, int(total * SAMPLE_RATE))
+    for start, freq, length in events:
+        t = np.arange(int(length * SAMPLE_RATE)) / SAMPLE_RATE
+        i = int(start * SAMPLE_RATE)
+        audio[i : i + len(t)] += 0.2 * np.sin(2 * np.pi * freq * t)
+    return audio.astype(np.float32)
+
+
+def recognizer(**kw) -> Recognizer:
+    ctx = kw.pop("context", ListenContext(players=("Alice", "Ben")))
+    return Recognizer(ToneBackend(), context=ctx, **kw)
+
+
+def finals(rec, audio):
+    return [h for h in rec.utterances(ArraySource(audio)) if not h.utterance.partial]
+
+
+def test_utterances_are_stamped_with_their_speech_onset():
+    heard = finals(recognizer(), table((1.0, 500, 0.6), (3.0, 1100, 0.7)))
+    assert [h.intent.to_dict() for h in heard] == [
+        {"type": "claim", "count": 2, "rank": "A"},
+        {"type": "claim", "count": 3, "rank": "K"},
+    ]
+    assert heard[0].utterance.start == pytest.approx(1.0, abs=0.03)
+    assert heard[0].utterance.end == pytest.approx(1.6, abs=0.03)
+    assert heard[1].utterance.start == pytest.approx(3.0, abs=0.03)
+
+
+def test_first_caller_is_decided_by_audio_time_not_decoding_time():
+    # Alice calls at 1.2 s ("Alice, cheat!"); Ben says his name at 2.2 s, then "cheat"
+    audio = table((1.2, 1300, 0.5), (2.2, 700, 0.25), (2.75, 300, 0.3))
+    calls = [h for h in recognizer().utterances(ArraySource(audio)) if h.intent.type == "call"]
+    by_caller = {}
+    for h in calls:
+        if h.intent.caller is not None:
+            by_caller.setdefault(h.intent.caller, h.utterance.start)
+    assert set(by_caller) == {"Alice", "Ben"}
+    assert by_caller["Alice"] < by_caller["Ben"]
+    assert by_caller["Alice"] == pytest.approx(1.2, abs=0.03)
+    assert by_caller["Ben"] == pytest.approx(2.2, abs=0.03)  # the onset of his name
+
+
+def test_a_call_is_emitted_before_its_utterance_ends():
+    rec = recognizer()
+    heard = list(rec.utterances(ArraySource(table((1.0, 300, 1.0)))))
+    early = [h for h in heard if h.utterance.partial]
+    final = [h for h in heard if not h.utterance.partial]
+    assert early and early[0].intent.type == "call"
+    assert early[0].decided_at < 2.0  # known while the caller is still speaking
+    assert final[-1].utterance.start == early[0].utterance.start
+    assert final[-1].decided_at >= 2.0
+
+
+def test_claims_are_not_emitted_early():
+    heard = list(recognizer().utterances(ArraySource(table((1.0, 500, 1.0)))))
+    assert [h.utterance.partial for h in heard] == [False]
+
+
+def test_mute_gate_drops_the_referees_own_voice():
+    audio = table((0.5, 300, 0.5), (2.0, 500, 0.5))
+    rec = recognizer()
+    rec.mute(until=1.5)
+    heard = finals(rec, audio)
+    assert [h.intent.type for h in heard] == ["claim"]
+    rec.unmute()
+    assert [h.intent.type for h in finals(rec, audio)] == ["call", "claim"]
+
+
+def test_mute_cuts_an_utterance_in_progress():
+    rec = recognizer()
+    rec.mute(until=1.2)  # the referee talks over the start of a call
+    assert finals(rec, table((1.0, 300, 0.6))) == []
+
+
+def test_chatter_and_illegal_claims_are_rejected():
+    rec = recognizer(context=ListenContext.for_rank_due("K", ("Alice", "Ben")))
+    heard = finals(rec, table((0.5, 900, 0.8), (2.0, 500, 0.5), (3.0, 1100, 0.5)))
+    # chatter: nothing; "two aces" while kings are due: not legal; "three kings": yes
+    assert [h.intent.to_dict() for h in heard] == [{"type": "claim", "count": 3, "rank": "K"}]
+
+
+def test_name_then_call_becomes_a_call_by_that_player():
+    heard = finals(recognizer(), table((1.0, 700, 0.25), (1.5, 300, 0.3)))
+    assert heard[-1].intent.to_dict() == {"type": "call", "caller": "Ben"}
+    assert heard[-1].utterance.start == pytest.approx(1.0, abs=0.03)
+
+
+def test_call_then_name_becomes_a_call_by_that_player():
+    heard = finals(recognizer(), table((1.0, 300, 0.3), (1.55, 700, 0.25)))
+    assert heard[-1].intent.to_dict() == {"type": "call", "caller": "Ben"}
+    assert heard[-1].utterance.start == pytest.approx(1.0, abs=0.03)
+
+
+def test_names_far_from_a_call_stay_names():
+    heard = finals(recognizer(), table((1.0, 700, 0.25), (3.5, 300, 0.3)))
+    assert [h.intent.type for h in heard] == ["name", "call"]
+    assert heard[1].intent.caller is None
+
+
+def test_silence_and_noise_yield_nothing():
+    assert finals(recognizer(), table(total=3.0)) == []
+    noisy = np.random.default_rng(1).normal(0, 0.05, 3 * SAMPLE_RATE).astype(np.float32)
+    assert finals(recognizer(), noisy) == []
+
+
+def test_set_context_changes_what_is_legal():
+    rec = recognizer(context=ListenContext.for_rank_due("A", ()))
+    audio = table((0.5, 500, 0.5))
+    assert len(finals(rec, audio)) == 1
+    rec.set_context(ListenContext.for_rank_due("2", ()))
+    assert finals(rec, audio) == []

@@ -1,0 +1,81 @@
+"""The legal vocabulary: one source of truth (referee.intents) for grammars, prompts, checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.intents import Intent, parse
+from referee.speech.backends.sphinx import jsgf
+from referee.speech.backends.whisper import collapse_repeats
+from referee.speech.vocab import ListenContext, admit, max_words, phrases, prompt
+
+PLAYERS = ("Alice", "Ben")
+
+
+def test_every_grammar_phrase_parses_to_an_admitted_intent():
+    for ctx in (ListenContext(players=PLAYERS), ListenContext.for_rank_due("Q", PLAYERS)):
+        for phrase in phrases(ctx):
+            intent = parse(phrase, ctx.players)
+            assert intent.type != "unknown", phrase
+            assert admit(intent, ctx), phrase
+
+
+def test_rank_due_narrows_the_claims():
+    ctx = ListenContext.for_rank_due("7", PLAYERS)
+    claims = [p for p in phrases(ctx) if parse(p, PLAYERS).type == "claim"]
+    assert {parse(p).rank for p in claims} == {"7"}
+    assert "two sevens" in claims and "four sevens" in claims and "five sevens" not in claims
+    assert "Two sevens." in prompt(ctx)
+    assert "Alice" in prompt(ctx)
+
+
+@pytest.mark.parametrize(
+    ("text", "legal"),
+    [
+        ("two sevens", True),
+        ("two aces", False),  # not the rank due
+        ("five sevens", False),  # more than max_count
+        ("cheat", True),
+        ("Ben cheat", True),
+        ("Zed", False),  # not a player
+        ("zero", False),
+        ("the weather is nice", False),
+        ("three", True),
+        ("nine", False),
+        ("undo", True),
+    ],
+)
+def test_admit_checks_what_is_legal_now(text, legal):
+    ctx = ListenContext.for_rank_due("7", PLAYERS)
+    assert admit(parse(text, PLAYERS), ctx) is legal
+
+
+def test_intent_types_can_be_switched_off():
+    ctx = ListenContext(players=PLAYERS, intents=frozenset({"call"}))
+    assert admit(Intent("call"), ctx)
+    assert not admit(parse("two aces"), ctx)
+    assert all(parse(p, PLAYERS).type == "call" for p in phrases(ctx))
+
+
+def test_max_words_bounds_the_longest_phrase():
+    ctx = ListenContext(players=PLAYERS)
+    assert max_words(ctx) == max(len(p.split()) for p in phrases(ctx))
+    assert 3 <= max_words(ctx) <= 5
+
+
+def test_bad_rank_is_refused():
+    with pytest.raises(ValueError):
+        ListenContext(legal_ranks=("1",))
+
+
+def test_jsgf_grammar_lists_phrases_and_garbage():
+    grammar = jsgf(["two aces", "cheat"], ["hello", "zero"])
+    assert grammar.startswith("#JSGF V1.0;")
+    assert "public <utterance> = two aces | cheat | <garbage>+;" in grammar
+    assert "<garbage> = hello | zero;" in grammar
+
+
+def test_decoder_loops_collapse():
+    assert collapse_repeats("two two two two".split()) == ["two"]
+    assert collapse_repeats("ben cheat ben cheat".split()) == ["ben", "cheat"]
+    assert collapse_repeats("two aces".split()) == ["two", "aces"]
