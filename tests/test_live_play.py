@@ -56,7 +56,7 @@ def test_no_camera_means_a_spoken_verdict(tmp_path):
     assert done.returncode == 0, done.stderr
     said = says(lines)
     assert "Ben calls cheat on Alice. Alice, turn the cards over." in said
-    assert "No camera here: say honest or lie." in said
+    assert "No camera here: say true or lie." in said
     assert "Alice lied. Alice picks up the pile, two cards." in said
     state = lines[-1]["state"]
     assert state["hands"] == {"Alice": 18, "Ben": 16, "Cara": 17}
@@ -101,3 +101,25 @@ def test_bad_starts_are_clear(tmp_path, args):
     wav = table_audio(tmp_path / "t.wav", [(0.5, "two aces")])
     _, done = play(tmp_path, *args, "--audio", str(wav), "--no-camera")
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_a_camera_that_fails_mid_game_falls_back_to_a_spoken_verdict(tmp_path):
+    from referee.live.demo import reveal_photo
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    (frames / "1-broken.png").write_bytes(b"not a picture")  # the camera dies on the first call
+    import cv2
+
+    cv2.imwrite(str(frames / "2-five.png"), reveal_photo(("5H",), seed=3))
+    wav = table_audio(tmp_path / "table.wav", [(7.0, "two aces"), (14.0, "cheat Ben"),
+                                               (25.0, "true"), (35.0, "one two"),
+                                               (42.0, "cheat Cara")])  # fmt: skip
+    lines, done = play(tmp_path, "--players", PLAYERS, "--audio", str(wav), "--frames",
+                       str(frames))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = says(lines)
+    assert "The camera stopped sending pictures. Say true or lie." in said, said
+    assert "Alice told the truth. Ben picks up the pile, two cards." in said
+    assert "One five: Ben lied. Ben picks up the pile, one card." in said
+    assert lines[-1]["state"]["hands"] == {"Alice": 16, "Ben": 19, "Cara": 17}

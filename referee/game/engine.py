@@ -162,7 +162,7 @@ def _expect(s: State, *phases: str) -> None:
         raise Rejected(f"{_who(s)}, lay your lowest card face up.")
     if s.phase == "pairs":
         raise Rejected(f"{_who(s)}, lay your pairs face up, or say pass.")
-    raise Rejected("Not now.")
+    raise Rejected("There is nothing to judge now.")
 
 
 # --- claims ------------------------------------------------------------------------------
@@ -282,7 +282,7 @@ def _start_reveal(s: State, say: Say) -> None:
 def _reveal(s: State, e: Reveal, say: Say) -> None:
     if s.phase == "reveal":
         if not e.cards:
-            raise Rejected("I can't read the cards. Spread them out, or say honest or lie.")
+            raise Rejected("I can't read the cards. Spread them out, or say true or lie.")
         _judge(s, e.cards, say)
     elif s.phase == "pairs":
         _lay_out_pairs(s, e.cards, say)

@@ -31,7 +31,7 @@ class Webcam:
         if self._capture is None or not self._capture.isOpened():
             capture = cv2.VideoCapture(self.index)
             if not capture.isOpened():
-                raise CameraError(f"No camera {self.index}. Plug one in, or say honest or lie.")
+                raise CameraError(f"No camera {self.index}. Plug one in, or say true or lie.")
             capture.set(cv2.CAP_PROP_FRAME_WIDTH, 640)
             capture.set(cv2.CAP_PROP_FRAME_HEIGHT, 480)
             self._capture = capture
@@ -44,7 +44,7 @@ class Webcam:
             if not ok or frame is None:
                 capture.release()
                 self._capture = None
-                raise CameraError("The camera stopped sending pictures. Say honest or lie.")
+                raise CameraError("The camera stopped sending pictures. Say true or lie.")
             self.last_frame = frame
             yield frame
 
@@ -75,12 +75,12 @@ class ImageFeed:
 
     def frames(self) -> Iterator[np.ndarray]:
         if self.shown >= len(self.paths):
-            raise CameraError("The camera shows nothing. Say honest or lie.")
+            raise CameraError("The camera shows nothing. Say true or lie.")
         path = self.paths[self.shown]
         self.shown += 1
         frame = cv2.imread(str(path)) if path.is_file() else None
         if frame is None:
-            raise CameraError("The camera stopped sending pictures. Say honest or lie.")
+            raise CameraError("The camera stopped sending pictures. Say true or lie.")
         self.last_frame = frame
         for _ in range(self.frames_per_reveal):
             yield frame

@@ -116,8 +116,8 @@ class LiveReferee:
             if utterance.start in self._acted_calls and not named_late:
                 return
             self._acted_calls.add(utterance.start)
-            if self._reveal is not None and self._reveal.asked:
-                intent = Intent("verdict", honest=False)  # "Liar!" answering "honest or lie?"
+            if self._verdict_asked():
+                intent = Intent("verdict", honest=False)  # "Liar!" answering "true or lie?"
         elif utterance.partial:
             return
         self.heard_log.append(heard.to_dict())
@@ -159,7 +159,7 @@ class LiveReferee:
         attempt.looks += 1
         attempt.next_at = t + RETRY_LOOK_S
         if self.camera is None or self.reader is None:
-            self._ask_verdict(attempt, "No camera here: say honest or lie.", t)
+            self._ask_verdict(attempt, "No camera here: say true or lie.", t)
             return
         try:
             reveal = self.reader.read_stable(self.camera.frames())
@@ -174,9 +174,19 @@ class LiveReferee:
             cards = [Card(c.rank, c.suit) for c in reveal.cards]
             self._announce(self.session.see(cards, t=t), t)
         elif attempt.looks >= MAX_LOOKS:
-            self._ask_verdict(attempt, f"{reveal.message} Or say honest or lie.", t)
+            self._ask_verdict(attempt, f"{reveal.message} Or say true or lie.", t)
         else:
             self._announce([Announcement(reveal.message, "unreadable")], t)
+
+    def _verdict_asked(self) -> bool:
+        """Whether the referee is waiting for a spoken verdict on the reveal now pending."""
+        attempt = self._reveal
+        return (
+            self.session.state.phase == "reveal"
+            and attempt is not None
+            and attempt.asked
+            and attempt.version == len(self.session.match.history)
+        )
 
     def _ask_verdict(self, attempt: _RevealAttempt, text: str, t: float) -> None:
         if not attempt.asked:
