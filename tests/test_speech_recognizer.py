@@ -90,9 +90,12 @@ def test_a_call_is_emitted_before_its_utterance_ends():
     assert final[-1].decided_at >= 2.0
 
 
-def test_claims_are_not_emitted_early():
+def test_only_calls_and_complete_claims_are_emitted_early():
     heard = list(recognizer().utterances(ArraySource(table((1.0, 500, 1.0)))))
-    assert [h.utterance.partial for h in heard] == [False]
+    assert [h.utterance.partial for h in heard] == [True, False]
+    assert heard[0].intent == heard[1].intent
+    names = list(recognizer().utterances(ArraySource(table((1.0, 700, 1.0)))))
+    assert [h.utterance.partial for h in names] == [False]
 
 
 def test_mute_gate_drops_the_referees_own_voice():

@@ -4,8 +4,9 @@ It ties the shared parts together so every backend behaves the same at the table
 
 * voice activity cuts the stream and stamps each utterance with the *onset* of speech, so
   the first to call is decided by audio time, never by decoding time;
-* a call is emitted early, from the utterance in progress, as soon as it is recognized
-  (``partial=True``); the final result for the same utterance follows;
+* a call (or a complete claim) is emitted early, from the utterance in progress, as soon as
+  it is recognized (``partial=True``); the final result for the same utterance (same
+  ``start``) follows and supersedes it;
 * everything heard is parsed (:func:`referee.intents.parse`) and checked against what is
   legal now (:func:`referee.speech.vocab.admit`); chatter and illegal phrases are dropped;
 * :meth:`Recognizer.mute` closes the ears while the referee itself speaks.
@@ -42,6 +43,8 @@ PARTIAL_STEP_S = 0.3
 PARTIAL_MIN_S = 0.2
 #: a call is a few words; longer utterances in progress are not re-decoded
 PARTIAL_MAX_S = 1.5
+#: intents complete enough to emit from an utterance in progress (a claim needs count and rank)
+EARLY_TYPES = frozenset({"call", "claim"})
 #: a name and a call this close together are one call by that player ("Ben... cheat!")
 NAME_CALL_GAP_S = 1.0
 
@@ -152,7 +155,7 @@ class Recognizer:
         if not hypothesis.text:
             return None
         intent = self.interpret(hypothesis.text)
-        if intent is None or (partial and intent.type != "call"):
+        if intent is None or (partial and intent.type not in EARLY_TYPES):
             return None
         utterance = Utterance(
             segment.start, segment.end, hypothesis.text, hypothesis.confidence, partial
