@@ -90,7 +90,8 @@ def describe(crop48: np.ndarray, angle: float = 0.0) -> np.ndarray:
     if angle:
         rot = cv2.getRotationMatrix2D((24, 24), angle, 1.0)
         crop48 = cv2.warpAffine(crop48, rot, (48, 48), borderMode=cv2.BORDER_REPLICATE)
-    c = cv2.resize(crop48[5:43, 5:43], (CROP, CROP), interpolation=cv2.INTER_AREA)
+    m = 9  # keep the middle 30 of 48 px: the index, little of its surroundings
+    c = cv2.resize(crop48[m : 48 - m, m : 48 - m], (CROP, CROP), interpolation=cv2.INTER_AREA)
     v = _hog(c)
     return v / (np.linalg.norm(v) + 1e-6)
 
@@ -147,11 +148,12 @@ class DeckProfile:
     def read_site(self, image: np.ndarray, site: list[Corner]) -> Corner | None:
         """The rank of one index site on this deck.
 
-        1. What the detector said on the calibration shots of this deck decides first: if
-           its reading ``c`` meant one rank there (``remap_share`` of the time), use it
+        1. What the detector said on the calibration shots of this deck decides first: a
+           reading ``c`` that was right more than half the time there stays; one that meant
+           another rank (at least twice, ``remap_share`` of the time) is mapped to it
            (``B`` read as ``8`` -> ``J``).
-        2. If ``c`` meant several ranks there (``B`` and ``D`` both read as ``Q``), the nearest
-           exemplars among those ranks decide.
+        2. Otherwise (``B`` and ``D`` both read as ``Q``) the nearest exemplars among the
+           ranks ``c`` meant there decide.
         3. A reading never seen during calibration stays as it is.
         """
         top = site[0]
@@ -159,10 +161,12 @@ class DeckProfile:
         if not table:
             return top if top.confidence >= 0.25 else None
         total = sum(table.values())
+        if table.get(top.rank, 0) / total > 0.5:  # mostly right on this deck: trust it
+            return top if top.confidence >= 0.25 else None
         best, n = max(table.items(), key=lambda kv: kv[1])
-        if n / total >= self.remap_share:
+        if n >= 2 and n / total >= self.remap_share:
             return Corner(best, max(top.confidence, 0.5) * n / total, top.box, top.centre)
-        rank, sim = self.classify(index_crop(image, top.box), among=set(table))
+        rank, sim = self.classify(index_crop(image, top.box), among=set(table) | {top.rank})
         if rank is None:
             return top if top.confidence >= 0.25 else None
         conf = min(1.0, max(0.0, (sim - 0.5) * 2))
@@ -212,11 +216,12 @@ class ProfileError(Exception):
 
 
 def profiles_dir() -> Path:
+    """``$REFEREE_DECK_DIR``, else ``decks/`` in the referee's data folder."""
     if os.environ.get(ENV_VAR):
         return Path(os.environ[ENV_VAR])
-    from platformdirs import user_data_dir
+    from referee.paths import data_dir
 
-    return Path(user_data_dir("referee")) / "calibration" / "decks"
+    return data_dir() / "calibration" / "decks"
 
 
 def profile_path(name_or_path: str | Path) -> Path:
@@ -380,11 +385,10 @@ def add_deck_arguments(parser: argparse.ArgumentParser) -> None:
 def _camera_shots(index: int, ranks=RANKS[:13]):
     """Ask for each rank in turn and take a still frame of it (voice via the screen)."""
     from referee.cli import UserError
+    from referee.vision.camera import open_camera
     from referee.vision.reader import StableVoter
 
-    cap = cv2.VideoCapture(index)
-    if not cap.isOpened():
-        raise UserError(f"camera {index} is not available")
+    cap = open_camera(index)
     try:
         for rank in ranks:
             print(f"show one card of rank {rank} to the camera and hold it still ...", flush=True)

@@ -54,13 +54,11 @@ def _say(path: str, reveal, as_json: bool) -> None:
 
 
 def _camera_frames(index: int):
-    import cv2
 
     from referee.cli import UserError
+    from referee.vision.camera import open_camera
 
-    cap = cv2.VideoCapture(index)
-    if not cap.isOpened():
-        raise UserError(f"camera {index} is not available (is it plugged in and free?)")
+    cap = open_camera(index)
     try:
         misses = 0
         while True:

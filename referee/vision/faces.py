@@ -339,7 +339,7 @@ def render_own_card(code: str, style: dict, height: int = FACE_HEIGHT) -> tuple[
                 k += 1
     # corner index, drawn with a TrueType font through Pillow
     font = ImageFont.truetype(str(style["font"]), int(style["index_h"] * h))
-    text = rank if rank != "JK" else "JOKER"
+    text = style.get("letters", {}).get(rank, rank) if rank != "JK" else "JOKER"
     pil = Image.fromarray(img[:, :, ::-1].copy())
     draw = ImageDraw.Draw(pil)
     x0, y0 = style["margin"] * w, style["margin"] * h * 0.75

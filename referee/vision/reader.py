@@ -125,7 +125,12 @@ class CardReader:
         if self.deck is not None:
             corners = self.deck.adapt(image_bgr, corners)
         groups = group_corners(corners)
-        cards = [SeenCard(g.rank, None, g.confidence, g.box) for g in groups if g.confidence >= 0.2]
+        h, w = image_bgr.shape[:2]
+        cards = [
+            SeenCard(g.rank, None, g.confidence, _clip(g.box, w, h))
+            for g in groups
+            if g.confidence >= 0.2
+        ]
         if not cards:
             return Reveal(message=UNREADABLE + " (no cards seen)")
         sure = all(c.confidence >= self.min_card_conf for c in cards)
@@ -202,6 +207,11 @@ class StableVoter:
             if n >= max(2, self.votes - 1):
                 return self.best[key]
         return Reveal(message=UNREADABLE if why is None else f"{why}; {UNREADABLE}")
+
+
+def _clip(box, w: int, h: int) -> tuple[float, float, float, float]:
+    x1, y1, x2, y2 = box
+    return (max(0.0, x1), max(0.0, y1), min(float(w), x2), min(float(h), y2))
 
 
 def _mean_conf(r: Reveal) -> float:

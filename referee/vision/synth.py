@@ -311,28 +311,42 @@ def _photometric(rng: random.Random, img: np.ndarray) -> np.ndarray:
     return img
 
 
-def make_scene(rng: random.Random, decks: list[Deck], size=(640, 480)):
-    """One scene: (BGR image, list of (class, x1, y1, x2, y2, kx, ky, kv)), pixels."""
+def make_scene(
+    rng: random.Random,
+    decks: list[Deck],
+    size=(640, 480),
+    *,
+    codes: list[str] | None = None,
+    card_range: tuple[float, float] | None = None,
+):
+    """One scene: (BGR image, list of (class, x1, y1, x2, y2, kx, ky, kv)), pixels.
+
+    ``codes`` fixes the cards shown (else 1-8 random ones); ``card_range`` the card height
+    as a fraction of the shorter image side (else a wide, log-uniform range).
+    """
     w, h = size if rng.random() < 0.7 else (size[1], size[0]) if rng.random() < 0.5 else (640, 360)
+    if codes is not None:
+        w, h = size
     img = _table(rng, w, h)
     backs = [d.back for d in decks if d.back is not None]
     _distractors(rng, img, backs)
     deck = rng.choice(decks)
-    n = rng.choices(range(1, 9), weights=[22, 20, 16, 14, 10, 8, 5, 5])[0]
-    card_h = (
-        math.exp(rng.uniform(math.log(0.14), math.log(0.95 if n <= 2 else 0.6))) * min(w, h) * 1.2
-    )
+    n = len(codes) if codes else rng.choices(range(1, 9), weights=[22, 20, 16, 14, 10, 8, 5, 5])[0]
+    lo, hi = card_range or (0.14, 0.95 if n <= 2 else 0.6)
+    card_h = math.exp(rng.uniform(math.log(lo), math.log(hi))) * min(w, h) * 1.2
     if n > 4:
         card_h = min(card_h, 0.55 * min(w, h))
-    codes = [rng.choice(deck.codes) for _ in range(n)]
-    if rng.random() < 0.4 and n > 1:  # truthful plays: the same rank several times
-        rank = rng.choice(codes)[:-1] or "JK"
-        same = [c for c in deck.codes if c[:-1] == rank] or codes
-        codes = [rng.choice(same) for _ in range(n)]
+    if codes is None:
+        codes = [rng.choice(deck.codes) for _ in range(n)]
+        if rng.random() < 0.4 and n > 1:  # truthful plays: the same rank several times
+            rank = rng.choice(codes)[:-1] or "JK"
+            same = [c for c in deck.codes if c[:-1] == rank] or codes
+            codes = [rng.choice(same) for _ in range(n)]
     face0 = cv2.imread(str(deck.path / f"{codes[0]}.jpg"))
     aspect = face0.shape[1] / face0.shape[0]
     places = _layout(rng, n, w, h, card_h, aspect)
-    if n == 1 and rng.random() < 0.15:  # close-up: one card filling the frame (phone photo)
+    # close-up: one card filling the frame (phone photo)
+    if n == 1 and card_range is None and rng.random() < 0.15:
         card_h = (
             min(w, h) / max(aspect, 1e-3) * rng.uniform(0.75, 1.05)
             if w > h

@@ -1,0 +1,1 @@
+"""Card-reader benchmark: ``python -m bench.vision``."""

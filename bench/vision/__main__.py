@@ -1,0 +1,3 @@
+from bench.vision.run import main
+
+raise SystemExit(main())

@@ -1,0 +1,77 @@
+"""Grouping corner indices into physical cards (pure geometry, no model)."""
+
+from __future__ import annotations
+
+from referee.vision.group import Corner, group_corners
+
+
+def corner(rank, conf, x, y, cx, cy, size=20.0):
+    """An index box of ``size`` at (x, y) whose predicted card centre is (cx, cy)."""
+    return Corner(rank, conf, (x, y, x + size * 0.5, y + size), (cx, cy))
+
+
+def test_two_corners_of_one_card_are_one_card():
+    # top-left and bottom-right index of one upright card centred at (100, 150)
+    cs = [corner("Q", 0.9, 40, 60, 101, 149), corner("Q", 0.8, 150, 220, 98, 152)]
+    groups = group_corners(cs)
+    assert len(groups) == 1
+    assert groups[0].rank == "Q"
+    assert groups[0].confidence == 0.9
+
+
+def test_two_queens_side_by_side_stay_two_cards():
+    cs = [
+        corner("Q", 0.9, 40, 60, 100, 150),
+        corner("Q", 0.9, 150, 220, 100, 150),
+        corner("Q", 0.9, 240, 60, 300, 150),
+        corner("Q", 0.9, 350, 220, 300, 150),
+    ]
+    groups = group_corners(cs)
+    assert [g.rank for g in groups] == ["Q", "Q"]
+
+
+def test_fanned_indices_close_together_are_different_cards():
+    # a fan: indices 12 px apart, predicted centres only 15 px apart
+    cs = [corner("7", 0.9, 40 + 12 * i, 60, 100 + 15 * i, 150) for i in range(3)]
+    assert len(group_corners(cs)) == 3
+
+
+def test_four_index_deck_makes_one_card():
+    cs = [
+        corner("K", 0.8, 10, 10, 100, 150),
+        corner("K", 0.7, 170, 10, 104, 147),
+        corner("K", 0.6, 10, 270, 97, 155),
+        corner("K", 0.9, 170, 270, 102, 151),
+    ]
+    groups = group_corners(cs)
+    assert len(groups) == 1 and groups[0].rank == "K"
+
+
+def test_rank_guesses_on_one_index_are_one_site_and_vote():
+    cs = [
+        corner("A", 0.8, 40, 60, 100, 150),
+        corner("4", 0.3, 41, 61, 100, 150),  # same printed index, another guess
+        corner("A", 0.6, 150, 220, 100, 150),
+    ]
+    groups = group_corners(cs)
+    assert len(groups) == 1
+    assert groups[0].rank == "A"
+    assert groups[0].votes == {"A": 0.8 + 0.6, "4": 0.3}
+
+
+def test_a_close_vote_lowers_confidence():
+    cs = [corner("6", 0.6, 40, 60, 100, 150), corner("9", 0.5, 150, 220, 100, 150)]
+    (g,) = group_corners(cs)
+    assert g.rank == "6"
+    assert g.confidence < 0.6
+
+
+def test_card_box_spans_the_card():
+    cs = [corner("Q", 0.9, 40, 60, 100, 150)]
+    (g,) = group_corners(cs)
+    x1, y1, x2, y2 = g.box
+    assert x1 <= 40 and y1 <= 60 and x2 >= 150 and y2 >= 220
+
+
+def test_no_corners_no_cards():
+    assert group_corners([]) == []

@@ -1,0 +1,73 @@
+"""The committed detector on small rendered scenes: real reading, counting, timing-free."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from referee.vision.reader import UNREADABLE, CardReader
+from tests.vision_scenes import render_decks, scene
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return CardReader()
+
+
+@pytest.fixture(scope="module")
+def decks(tmp_path_factory):
+    return render_decks(tmp_path_factory.mktemp("faces"), n=4)
+
+
+def test_reads_most_rendered_reveals_exactly(reader, decks):
+    rng = random.Random(0)
+    right = 0
+    total = 12
+    for k in range(total):
+        deck = decks[k % len(decks)]
+        codes = [rng.choice(deck.codes) for _ in range(rng.randint(1, 4))]
+        img, truth = scene(deck, codes, seed=100 + k, card_h=0.55 - 0.05 * len(codes))
+        got = sorted(c.rank for c in reader.read(img).cards)
+        right += got == truth
+    assert right >= 10, f"only {right}/{total} rendered reveals read exactly"
+
+
+def test_two_cards_of_one_rank_count_as_two(reader, decks):
+    hits = 0
+    for k in range(4):
+        img, truth = scene(decks[k], ["8S", "8H"], seed=200 + k)
+        reveal = reader.read(img)
+        hits += reveal.count == 2 and reveal.ranks == ["8", "8"]
+    assert hits >= 3
+
+
+def test_a_single_upright_card_is_read_with_confidence(reader, decks):
+    img, _ = scene(decks[0], ["KD"], seed=7, card_h=0.7)
+    reveal = reader.read(img)
+    assert reveal.ranks == ["K"]
+    (card,) = reveal.cards
+    assert card.suit is None
+    assert 0.0 < card.confidence <= 1.0
+    x1, y1, x2, y2 = card.box
+    assert 0 <= x1 < x2 <= img.shape[1] + 50 and 0 <= y1 < y2 <= img.shape[0] + 50
+
+
+def test_an_empty_table_is_not_readable(reader):
+    table = np.full((480, 640, 3), (40, 110, 30), np.uint8)
+    reveal = reader.read(table)
+    assert reveal.count == 0
+    assert not reveal.readable
+    assert reveal.message.startswith(UNREADABLE)
+
+
+def test_an_empty_frame_gets_a_message(reader):
+    reveal = reader.read(np.zeros((0, 0, 3), np.uint8))
+    assert not reveal.readable and reveal.message == "empty frame"
+
+
+def test_grey_frames_are_accepted(reader, decks):
+    img, truth = scene(decks[1], ["AS"], seed=11, card_h=0.7)
+    grey = img.mean(axis=2).astype(np.uint8)
+    assert reader.read(grey).count >= 1
