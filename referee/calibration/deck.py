@@ -1,13 +1,15 @@
 """``referee calibrate deck``: teach the card reader this table's own deck.
 
 How it adapts: the detector still finds the *corner indices* (it finds index-like glyphs
-even on decks it never saw, e.g. German ``B``/``D``), but on a calibrated deck the rank
-of each index is read by comparing it with the deck's own exemplars: the table shows each
-rank once (or a few times), the reader cuts out the corner indices it finds, and keeps them,
-with rotated copies, as labelled exemplars. When reading, every index is described by a
-HOG descriptor and matched to its nearest exemplars (cosine similarity); a match above the
-profile's ``min_similarity`` sets the rank, otherwise the detector's own reading stands.
-This needs no training (seconds on a laptop CPU) and works for any letters.
+even on decks it never saw, e.g. German ``B``/``D``), and calibration learns what its
+readings mean on this deck. The table shows each rank once (or a few times); for every
+corner index found, the profile records (a) the detector's reading against the true rank
+(a small remap table: on the German deck "Q" meant J 10 times and Q 8 times) and (b) a
+48 px grey crop of the index as a labelled exemplar. When reading with the profile, a
+reading that was right most of the time stays, one that consistently meant another rank
+is remapped, and an ambiguous one is settled by the nearest exemplars (HOG descriptors,
+cosine similarity, over rotated copies) among the ranks it meant, if the match is at least
+``min_similarity``. No training: seconds on a laptop CPU, and it works for any letters.
 
 The profile is a folder ``NAME/`` holding ``profile.json`` (versioned, human-readable: the
 ranks, the crop files, the thresholds) and ``crops/*.png`` (the exemplar crops, which
@@ -167,7 +169,7 @@ class DeckProfile:
         if n >= 2 and n / total >= self.remap_share:
             return Corner(best, max(top.confidence, 0.5) * n / total, top.box, top.centre)
         rank, sim = self.classify(index_crop(image, top.box), among=set(table) | {top.rank})
-        if rank is None:
+        if rank is None or sim < self.min_similarity:
             return top if top.confidence >= 0.25 else None
         conf = min(1.0, max(0.0, (sim - 0.5) * 2))
         return Corner(rank, conf, top.box, top.centre)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
+from referee.paths import MODELS_DIR
 from referee.vision.group import Corner, group_corners
 from referee.vision.labels import RANK_CLASSES
 
-MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = MODELS_DIR / "corners.pt"
 UNREADABLE = "I can't read that, spread the cards"
 
