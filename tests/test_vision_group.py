@@ -75,3 +75,15 @@ def test_card_box_spans_the_card():
 
 def test_no_corners_no_cards():
     assert group_corners([]) == []
+
+
+def test_a_card_hidden_under_another_stays_a_second_card():
+    # the king's two corners are 100 px from the centre both predict; the ace underneath
+    # shows one index only 45 px from that centre: not a corner of the same card
+    cs = [
+        corner("K", 0.8, 20, 60, 100, 150, size=30),
+        corner("K", 0.8, 160, 200, 100, 150, size=30),
+        corner("A", 0.6, 85, 95, 104, 146, size=30),
+    ]
+    groups = group_corners(cs)
+    assert sorted(g.rank for g in groups) == ["A", "K"]

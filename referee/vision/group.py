@@ -103,14 +103,20 @@ def _sites(corners: list[Corner], overlap: float = 0.6) -> list[list[Corner]]:
 
 
 def group_corners(
-    corners: list[Corner], centre_link: float = 1.5, min_apart: float = 1.6
+    corners: list[Corner],
+    centre_link: float = 1.5,
+    min_apart: float = 1.6,
+    equal_radius: float = 0.25,
 ) -> list[CardGroup]:
     """Cluster corner indices into cards.
 
     Two index sites can belong to one card only if they sit apart (their boxes more than
     ``min_apart`` index sizes from each other: a card's indices are in different corners,
     while neighbouring indices in a fan belong to different cards) and predict the same card
-    centre (within ``centre_link`` index sizes). Complete linkage, at most 4 sites per card.
+    centre (within ``centre_link`` index sizes) at about the same distance (within
+    ``equal_radius``, relative): a card's corners are equidistant from its centre, while a
+    card hidden under another shows its indices much nearer to or farther from the centre
+    predicted for both. Complete linkage, at most 4 sites per card.
     """
     sites = _sites(corners)
 
@@ -123,7 +129,14 @@ def group_corners(
         if apart < min_apart:
             return math.inf
         d = math.dist(p.centre, q.centre) / s
-        return d if d <= centre_link else math.inf
+        if d > centre_link:
+            return math.inf
+        # the indices of one card sit at its corners, all equally far from its centre
+        mid = ((p.centre[0] + q.centre[0]) / 2, (p.centre[1] + q.centre[1]) / 2)
+        rp, rq = math.dist(p.middle, mid), math.dist(q.middle, mid)
+        if abs(rp - rq) > equal_radius * max(rp, rq):
+            return math.inf
+        return d
 
     n = len(sites)
     d = [[pair_ok(sites[i], sites[j]) if i != j else 0.0 for j in range(n)] for i in range(n)]
