@@ -11,10 +11,12 @@ It ties the shared parts together so every backend behaves the same at the table
   legal now (:func:`referee.speech.vocab.admit`); chatter and illegal phrases are dropped;
 * :meth:`Recognizer.mute` closes the ears while the referee itself speaks.
 
->>> rec = Recognizer(backend_name="pocketsphinx")                        # doctest: +SKIP
->>> rec.set_context(ListenContext(players=("Alice", "Ben"), legal_ranks=("7",)))
->>> for heard in rec.utterances(MicSource()):                           # doctest: +SKIP
-...     print(heard.utterance.start, heard.intent)
+Example (the live referee)::
+
+    rec = Recognizer(backend_name="whisper", profile=profile.load())
+    rec.set_context(ListenContext(players=("Alice", "Ben"), legal_ranks=("7",)))
+    for heard in rec.utterances(MicSource()):     # Heard(utterance, intent)
+        ...                                       # rec.mute_for(2.0) while speaking
 """
 
 from __future__ import annotations
