@@ -7,7 +7,7 @@ import pytest
 from referee.intents import Intent, parse
 from referee.speech.backends.sphinx import jsgf
 from referee.speech.backends.whisper import collapse_repeats
-from referee.speech.vocab import ListenContext, admit, max_words, phrases, prompt
+from referee.speech.vocab import ListenContext, admit, covered, max_words, phrases, prompt
 
 PLAYERS = ("Alice", "Ben")
 
@@ -79,3 +79,12 @@ def test_decoder_loops_collapse():
     assert collapse_repeats("two two two two".split()) == ["two"]
     assert collapse_repeats("ben cheat ben cheat".split()) == ["ben", "cheat"]
     assert collapse_repeats("two aces".split()) == ["two", "aces"]
+
+
+def test_every_grammar_phrase_is_covered_and_chatter_is_not():
+    ctx = ListenContext(players=PLAYERS)
+    assert all(covered(p, ctx) for p in phrases(ctx))
+    assert covered("Oh, Ben: cheat!", ctx)
+    assert covered("that's 2 aces", ctx)
+    assert not covered("my sister, liar", ctx)
+    assert not covered("and then Ben lied", ctx)

@@ -34,7 +34,7 @@ from referee.speech.audio import Chunk
 from referee.speech.profile import DEFAULT, MicProfile
 from referee.speech.types import SAMPLE_RATE, Heard, Hypothesis, Utterance
 from referee.speech.vad import FRAME, Segment, Segmenter
-from referee.speech.vocab import ListenContext, admit
+from referee.speech.vocab import ListenContext, admit, covered
 
 #: decode an utterance in progress at its first short pause (a word may have just ended):
 #: a call found there is emitted at once, and anything else is reused at the endpoint
@@ -132,6 +132,8 @@ class Recognizer:
 
     def interpret(self, text: str) -> Intent | None:
         """The intent of ``text`` if it is legal now, else None."""
+        if not covered(text, self.context):
+            return None
         intent = parse(text, self.context.players)
         return intent if admit(intent, self.context) else None
 

@@ -14,10 +14,16 @@ from dataclasses import dataclass, field
 from referee.game.cards import RANKS, rank_name
 from referee.intents import (
     CALL_PHRASES,
+    CALL_VERBS,
     CALL_WORDS,
     COMMAND_PHRASES,
+    COUNT_HOMOPHONES,
     COUNT_WORDS,
+    HONEST_WORDS,
+    LIE_WORDS,
     PASS_PHRASES,
+    RANK_WORDS,
+    TARGET_MARKERS,
     Intent,
     normalize,
 )
@@ -67,6 +73,27 @@ def admit(intent: Intent, ctx: ListenContext) -> bool:
     if intent.type == "name":
         return intent.name in ctx.players
     return True
+
+
+#: small words a player may wrap around a game phrase ("oh, cheat!", "that's two aces")
+FILLER_WORDS = frozenset("of the i it um uh oh okay ok so that thats that's you player".split())
+GAME_WORDS = frozenset(
+    [*COUNT_WORDS, *COUNT_HOMOPHONES, *RANK_WORDS, *CALL_WORDS, *CALL_VERBS, *TARGET_MARKERS,
+     *HONEST_WORDS, *LIE_WORDS, *FILLER_WORDS]
+    + [w for p in CALL_PHRASES for w in p.split()]
+    + [w for p, _ in COMMAND_PHRASES for w in normalize(p).split()]
+    + [w for p in PASS_PHRASES for w in p.split()]
+)  # fmt: skip
+
+
+def covered(text: str, ctx: ListenContext) -> bool:
+    """Whether every word heard is a word of the game (or a player's name).
+
+    A legal phrase inside chatter ("my sister, liar") is chatter: a recognizer that heard
+    other words too was not hearing a call.
+    """
+    names = {w for name in name_words(ctx) for w in name.split()}
+    return all(w in GAME_WORDS or w in names or w.isdigit() for w in normalize(text).split())
 
 
 def count_words(ctx: ListenContext) -> list[str]:
