@@ -43,8 +43,7 @@ class Line:
 SCRIPT: tuple[Line, ...] = (
     Line("Alice", "four aces"),
     Line("Ben", "one two"),
-    Line("Cara", "cheat"),
-    Line("Cara", "Cara"),  # answering "Who called?"
+    Line("Cara", "Cara calls cheat"),
     Line("Cara", "one three"),
     Line("Alice", "four fours"),
     Line("Ben", "one five"),
