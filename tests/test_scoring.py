@@ -21,15 +21,7 @@ from referee.store.scoring import (
     spoken_standing,
     standings,
 )
-
-FOUR = ("Alice", "Ben", "Cara", "Dev")
-
-
-def game(number: int, winner: str | None, cards_left: dict[str, int], **stats) -> GameRecord:
-    """A game of FOUR: places are the winner, then the others by cards left."""
-    left = {p: cards_left.get(p, 0) for p in FOUR}
-    places = sorted(FOUR, key=lambda p: (p != winner, left[p]))
-    return GameRecord(number, FOUR, winner, tuple(places), left, **stats)
+from tests.store_helpers import FOUR, game
 
 
 def worked_match() -> list[GameRecord]:
