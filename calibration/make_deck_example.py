@@ -6,6 +6,7 @@ No real photos are used (their licences keep them out of the repository).
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -29,8 +30,14 @@ def build() -> int:
         img, _ = scene(deck, [rank + "SHDC"[i % 4]], seed=300 + i, card_h=0.6)
         cv2.imwrite(str(shots / f"{rank}.jpg"), img)
     out = Path(__file__).resolve().parent / "decks" / "example-german-letters"
-    return main(["calibrate", "deck", "--images", str(shots), "--name", out.name,
-                 "--out", str(out)])  # fmt: skip
+    rc = main(["calibrate", "deck", "--images", str(shots), "--name", out.name,
+               "--out", str(out)])  # fmt: skip
+    if rc == 0:  # say where the shots came from, not the temporary folder they were in
+        path = out / "profile.json"
+        data = json.loads(path.read_text())
+        data["source"] = f"{len(RANKS)} synthetic photos from calibration/make_deck_example.py"
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    return rc
 
 
 if __name__ == "__main__":

@@ -49,15 +49,49 @@ def crop(seed: int) -> np.ndarray:
 
 def test_profile_round_trip_is_readable_json(tmp_path):
     p = DeckProfile("kitchen", ranks=["J", "Q"], crops=[crop(1), crop(2)],
-                    remap={"Q": {"J": 3, "Q": 2}})  # fmt: skip
+                    readings={"8": {"J": 3}}, deck_weight=0.6)  # fmt: skip
     path = p.save(tmp_path / "kitchen")
     data = json.loads(path.read_text())
-    assert data["version"] == PROFILE_VERSION and data["name"] == "kitchen"
+    assert data["version"] == PROFILE_VERSION == 2 and data["name"] == "kitchen"
     assert [e["rank"] for e in data["exemplars"]] == ["J", "Q"]
+    assert data["readings"] == {"8": {"J": 3}} and "remap" not in data
     back = read_profile(tmp_path / "kitchen")
-    assert back.ranks == ["J", "Q"] and back.remap == {"Q": {"J": 3, "Q": 2}}
+    assert back.uses_ranker and back.version == 2
+    assert back.ranks == ["J", "Q"] and back.readings == {"8": {"J": 3}}
+    assert back.deck_weight == 0.6
     assert np.array_equal(back.crops[0], p.crops[0])
+
+
+def test_version_1_profiles_are_still_read(tmp_path):
+    p = DeckProfile("old", ranks=["J", "Q"], crops=[crop(1), crop(2)], version=1,
+                    remap={"Q": {"J": 3, "Q": 2}})  # fmt: skip
+    data = json.loads(p.save(tmp_path / "old").read_text())
+    assert data["version"] == 1 and data["remap"] == {"Q": {"J": 3, "Q": 2}}
+    back = read_profile(tmp_path / "old")
+    assert back.version == 1 and not back.uses_ranker
+    assert back.remap == {"Q": {"J": 3, "Q": 2}}
     assert back.classify(p.crops[1])[0] == "Q"
+
+
+def test_exemplars_outvote_the_classifier_only_when_they_match(tmp_path):
+    """rescore: a close exemplar match moves the scores towards its rank; a poor one
+    leaves them as they were."""
+
+    class FakeRanker:  # embeds a patch as its normalised mean row profile
+        def embed(self, patches):
+            e = patches.astype(np.float32).mean(axis=2) - 100
+            return e / np.linalg.norm(e, axis=1, keepdims=True)
+
+    ramp = np.tile(np.linspace(0, 255, 48, dtype=np.float32)[:, None], (1, 48)).astype(np.uint8)
+    p = DeckProfile("k", ranks=["J"], crops=[ramp], neighbours=3, min_similarity=0.9)
+    score = np.zeros(14, np.float32)
+    score[7] = 0.9  # the classifier says 8
+    emb = FakeRanker().embed(ramp[None])[0]
+    new, none = p.rescore(emb, score, 0.2, FakeRanker())
+    assert int(np.argmax(new)) == 10 and none < 0.2  # J
+    far = FakeRanker().embed(ramp[::-1][None])[0]
+    same, none2 = p.rescore(far, score, 0.2, FakeRanker())
+    assert np.array_equal(same, score) and none2 == 0.2
 
 
 def test_missing_corrupt_and_newer_profiles(tmp_path, monkeypatch):

@@ -263,7 +263,9 @@ def write_md(res: dict, path: Path) -> None:
         "# Card reader benchmark",
         "",
         f"Run: `{res['command']}` on {res['date']} ({res['threads']} torch threads, "
-        f"model `{res['model']}`, inference at {res['imgsz']} px).",
+        f"model `{res['model']}`"
+        + (f" + rank classifier `{res['ranker']}`" if res.get("ranker") else "")
+        + f", inference at {res['imgsz']} px).",
         "",
         "Cards right = share of true cards read with the right rank (multiset match); photos "
         "exact = every card right and nothing extra; count right = number of cards right.",
@@ -278,6 +280,20 @@ def write_md(res: dict, path: Path) -> None:
             f"| {k} | {v['photos']} | {v['cards_right']:.1%} | {v['photos_exact']:.1%} "
             f"| {v['count_right']:.1%} |"
         )
+    if res.get("detector_alone"):
+        lines += [
+            "",
+            "The same photos read by the detector alone (`CardReader(ranker=False)`, the reader "
+            "before the rank classifier):",
+            "",
+            "| set | photos | cards right | photos exact | count right |",
+            "|---|---|---|---|---|",
+        ]
+        for k, v in res["detector_alone"].items():
+            lines.append(
+                f"| {k} | {v['photos']} | {v['cards_right']:.1%} | {v['photos_exact']:.1%} "
+                f"| {v['count_right']:.1%} |"
+            )
     lines += [
         "",
         "German-index rows are out of domain without calibration (B = jack, D = queen).",
@@ -372,6 +388,14 @@ def main(argv: list[str] | None = None) -> int:
         print(key, sc.row(), flush=True)
     eng = [it for k, v in real_sets().items() if k.startswith("english") for it in v]
     res["real"]["english-index all"] = eval_real(reader, eng).row()
+    if reader.ranker is not None:  # the same photos read by the detector alone, for contrast
+        alone = CardReader(ranker=False)
+        res["ranker"] = str(reader.ranker.path.relative_to(ROOT))
+        res["detector_alone"] = {}
+        for key, items in sorted(real_sets().items()):
+            res["detector_alone"][key] = eval_real(alone, items).row()
+        res["detector_alone"]["english-index all"] = eval_real(alone, eng).row()
+        print("detector alone", res["detector_alone"]["english-index all"], flush=True)
     for label, cards in (("1-2 cards", (1, 2)), ("3-6 cards", (3, 6))):
         scenes = synth_scenes(HELD_OUT_ENGLISH, a.synthetic, 5 + cards[0], cards)
         res["synthetic"][f"all three designs, {label}"] = eval_synth(reader, scenes).row()

@@ -1,15 +1,20 @@
 """``referee calibrate deck``: teach the card reader this table's own deck.
 
-How it adapts: the detector still finds the *corner indices* (it finds index-like glyphs
-even on decks it never saw, e.g. German ``B``/``D``), and calibration learns what its
-readings mean on this deck. The table shows each rank once (or a few times); for every
-corner index found, the profile records (a) the detector's reading against the true rank
-(a small remap table: on the German deck "Q" meant J 10 times and Q 8 times) and (b) a
-48 px grey crop of the index as a labelled exemplar. When reading with the profile, a
-reading that was right most of the time stays, one that consistently meant another rank
-is remapped, and an ambiguous one is settled by the nearest exemplars (HOG descriptors,
-cosine similarity, over rotated copies) among the ranks it meant, if the match is at least
-``min_similarity``. No training: seconds on a laptop CPU, and it works for any letters.
+How it adapts (profile version 2, with the rank classifier ``models/ranks.pt``): the
+detector still finds the *corner indices* (it finds index-like glyphs even on decks it
+never saw, e.g. German ``B``/``D``); calibration keeps each index of the user's shots as a
+labelled exemplar crop (turned upright like the classifier's input). When reading with the
+profile, every index site is embedded by the classifier's feature layer and compared with
+the exemplars (augmented: turned, scaled, blurred) by cosine similarity; when the best match
+is at least ``min_similarity``, the nearest exemplars' ranks are mixed into the site's
+scores with weight ``deck_weight``. No training: seconds on a laptop CPU, any letters.
+
+Version 1 (made before the rank classifier, still read and used as it was): for every
+corner index of the shots the profile records (a) the detector's reading against the true
+rank (a remap table: on the German deck "Q" meant J 10 times and Q 8 times) and (b) a 48 px
+grey crop of the index. A reading that was right most of the time stays, one that
+consistently meant another rank is remapped, an ambiguous one is settled by the nearest
+exemplars (HOG descriptors, cosine similarity) if the match is at least ``min_similarity``.
 
 The profile is a folder ``NAME/`` holding ``profile.json`` (versioned, human-readable: the
 ranks, the crop files, the thresholds) and ``crops/*.png`` (the exemplar crops, which
@@ -38,11 +43,26 @@ import numpy as np
 
 from referee.vision.group import Corner, _sites
 
-PROFILE_VERSION = 1
+PROFILE_VERSION = 2
 ENV_VAR = "REFEREE_DECK_DIR"
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK")
 ANGLES = (-40, -25, -12, 0, 12, 25, 40)
 CROP = 32
+#: Settings of a version-2 profile (with the rank classifier); see deck-defaults.json.
+V2_DEFAULTS = {"min_similarity": 0.5, "deck_weight": 0.7, "detect_conf": 0.15, "neighbours": 5}
+
+
+def augmented(patch: np.ndarray) -> list[np.ndarray]:
+    """The exemplar patch and turned, scaled and blurred copies (the bank for matching)."""
+    out = [patch]
+    c = (patch.shape[1] / 2 - 0.5, patch.shape[0] / 2 - 0.5)
+    for ang, sc in ((-20, 1.0), (20, 1.0), (-10, 0.9), (10, 1.1), (0, 0.85), (0, 1.15)):
+        m = cv2.getRotationMatrix2D(c, ang, sc)
+        out.append(cv2.warpAffine(patch, m, patch.shape[::-1], borderMode=cv2.BORDER_REPLICATE))
+    out.append(cv2.GaussianBlur(patch, (0, 0), 1.2))
+    small = cv2.resize(patch, None, fx=0.4, fy=0.4, interpolation=cv2.INTER_AREA)
+    out.append(cv2.resize(small, patch.shape[::-1], interpolation=cv2.INTER_LINEAR))
+    return out
 
 
 # ------------------------------------------------------------------ descriptors
@@ -115,8 +135,46 @@ class DeckProfile:
     remap_share: float = 0.8
     created: str = ""
     source: str = ""
+    version: int = PROFILE_VERSION
+    deck_weight: float = 0.7
+    readings: dict[str, dict[str, int]] = field(default_factory=dict)
     _bank: np.ndarray | None = None
     _bank_ranks: list[str] | None = None
+    _emb: np.ndarray | None = None
+    _emb_ranks: np.ndarray | None = None
+
+    @property
+    def uses_ranker(self) -> bool:
+        """Version 2 profiles work with the rank classifier; version 1 with the detector."""
+        return self.version >= 2
+
+    def embeddings(self, ranker) -> tuple[np.ndarray, np.ndarray]:
+        """Unit feature vectors of the exemplars and augmented copies, and their classes."""
+        if self._emb is None:
+            patches, cls = [], []
+            for rank, crop in zip(self.ranks, self.crops, strict=True):
+                for p in augmented(crop):
+                    patches.append(p)
+                    cls.append(RANKS.index(rank))
+            self._emb = ranker.embed(np.stack(patches)) if patches else np.zeros((0, 1))
+            self._emb_ranks = np.array(cls, np.int64)
+        return self._emb, self._emb_ranks
+
+    def rescore(self, emb: np.ndarray, score: np.ndarray, none: float, ranker):
+        """Mix the nearest exemplars' ranks into one site's scores (see the module doc)."""
+        bank, cls = self.embeddings(ranker)
+        if len(cls) == 0:
+            return score, none
+        sims = bank @ emb
+        top = np.argsort(-sims)[: max(1, self.neighbours)]
+        if float(sims[top[0]]) < self.min_similarity:
+            return score, none
+        votes = np.zeros_like(score)
+        for i in top:
+            votes[cls[i]] += max(0.0, float(sims[i]))
+        votes /= max(1e-6, votes.sum())
+        w = self.deck_weight
+        return (1 - w) * score + w * votes, none * (1 - w)
 
     def bank(self) -> tuple[np.ndarray, list[str]]:
         if self._bank is None:
@@ -185,6 +243,25 @@ class DeckProfile:
 
     # ---------------------------------------------------------------- files
     def save(self, folder: Path) -> Path:
+        if self.uses_ranker:
+            return self._save(folder, {
+                "method": "rank classifier; nearest exemplars in its feature space",
+                "min_similarity": self.min_similarity,
+                "deck_weight": self.deck_weight,
+                "detect_conf": self.detect_conf,
+                "neighbours": self.neighbours,
+                "readings": self.readings,
+            })  # fmt: skip
+        return self._save(folder, {
+            "method": "detector-reading remap, then HOG nearest neighbours over index crops",
+            "min_similarity": self.min_similarity,
+            "detect_conf": self.detect_conf,
+            "neighbours": self.neighbours,
+            "remap_share": self.remap_share,
+            "remap": self.remap,
+        })  # fmt: skip
+
+    def _save(self, folder: Path, fields: dict) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "crops").mkdir(exist_ok=True)
         for old in (folder / "crops").glob("*.png"):
@@ -195,17 +272,12 @@ class DeckProfile:
             cv2.imwrite(str(folder / name), crop)
             entries.append({"rank": rank, "crop": name})
         data = {
-            "version": PROFILE_VERSION,
+            "version": self.version,
             "kind": "referee deck profile",
             "name": self.name,
             "created": self.created or time.strftime("%Y-%m-%dT%H:%M:%S"),
             "source": self.source,
-            "method": "detector-reading remap, then HOG nearest neighbours over index crops",
-            "min_similarity": self.min_similarity,
-            "detect_conf": self.detect_conf,
-            "neighbours": self.neighbours,
-            "remap_share": self.remap_share,
-            "remap": self.remap,
+            **fields,
             "exemplars": entries,
         }
         path = folder / "profile.json"
@@ -247,7 +319,7 @@ def read_profile(name_or_path: str | Path) -> DeckProfile:
         data = json.loads(path.read_text())
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
-        version = int(data.get("version", 0))
+        version = int(data.get("version", 1))
         if version > PROFILE_VERSION:
             raise ProfileError(f"deck profile {path} is version {version}, newer than this "
                                f"referee understands ({PROFILE_VERSION}); recalibrate")  # fmt: skip
@@ -260,8 +332,25 @@ def read_profile(name_or_path: str | Path) -> DeckProfile:
                 raise ValueError(f"missing or damaged crop {e['crop']}")
             ranks.append(e["rank"])
             crops.append(crop)
+        if version >= 2:
+            return DeckProfile(
+                name=str(data.get("name", path.parent.name)),
+                ranks=ranks,
+                crops=crops,
+                version=version,
+                min_similarity=float(data.get("min_similarity", V2_DEFAULTS["min_similarity"])),
+                deck_weight=float(data.get("deck_weight", V2_DEFAULTS["deck_weight"])),
+                detect_conf=float(data.get("detect_conf", V2_DEFAULTS["detect_conf"])),
+                neighbours=int(data.get("neighbours", V2_DEFAULTS["neighbours"])),
+                readings={
+                    str(k): {str(r): int(n) for r, n in v.items()}
+                    for k, v in dict(data.get("readings", {})).items()
+                },
+                created=str(data.get("created", "")),
+                source=str(data.get("source", "")),
+            )
         return DeckProfile(
-            name=str(data.get("name", path.parent.name)), ranks=ranks, crops=crops,
+            name=str(data.get("name", path.parent.name)), ranks=ranks, crops=crops, version=1,
             min_similarity=float(data.get("min_similarity", 0.55)),
             detect_conf=float(data.get("detect_conf", 0.08)),
             neighbours=int(data.get("neighbours", 3)),
@@ -327,10 +416,8 @@ def labelled_images(folder: Path, labels: Path | None = None) -> list[tuple[Path
     return out
 
 
-def exemplars_from_image(
-    reader, image: np.ndarray, conf: float = 0.08
-) -> list[tuple[np.ndarray, str]]:
-    """(crop, detector's reading) of each corner index of the one card in a photo."""
+def _best_card_sites(reader, image: np.ndarray, conf: float):
+    """(image at <= 640 px, index sites of the most confident card) in a one-card photo."""
     from referee.vision.group import group_corners
 
     h, w = image.shape[:2]
@@ -339,32 +426,59 @@ def exemplars_from_image(
         image = cv2.resize(image, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
     corners = reader.corners(image, conf=conf)
     if not corners:
-        return []
+        return image, []
     groups = group_corners(corners)
     best = max(groups, key=lambda g: sum(c.confidence for c in g.corners))
     sites = _sites(best.corners)
     sizes = sorted(s[0].size for s in sites)
     med = sizes[len(sizes) // 2]
-    return [
-        (index_crop(image, s[0].box), s[0].rank)
-        for s in sites
-        if 0.6 * med <= s[0].size <= 1.6 * med
-    ]
+    return image, [s for s in sites if 0.6 * med <= s[0].size <= 1.6 * med]
+
+
+def exemplars_from_image(
+    reader, image: np.ndarray, conf: float = 0.08
+) -> list[tuple[np.ndarray, str]]:
+    """(crop, detector's reading) of each corner index of the one card in a photo
+    (version-1 crops: not turned)."""
+    image, sites = _best_card_sites(reader, image, conf)
+    return [(index_crop(image, s[0].box), s[0].rank) for s in sites]
+
+
+def patches_from_image(reader, image: np.ndarray, conf: float) -> list[tuple[np.ndarray, str]]:
+    """(classifier patch, classifier's reading) of each corner index of the one card."""
+    image, sites = _best_card_sites(reader, image, conf)
+    if not sites:
+        return []
+    tops = [s[0] for s in sites]
+    patches = reader.ranker.patches(image, tops)
+    probs = reader.ranker.probs(patches)
+    names = reader.ranker.classes
+    return [(p, names[int(np.argmax(q))]) for p, q in zip(patches, probs, strict=True)]
 
 
 def calibrate(reader, shots: list[tuple[np.ndarray, str]], name: str, source: str = "",
               progress=None) -> tuple[DeckProfile, list[str]]:  # fmt: skip
-    """Build a profile from (image, rank) shots; returns it and a list of problems."""
-    profile = DeckProfile(name=name, source=source)
+    """Build a profile from (image, rank) shots; returns it and a list of problems.
+
+    With the rank classifier loaded in ``reader`` the profile is version 2, else version 1.
+    """
+    v2 = getattr(reader, "ranker", None) is not None
+    if v2:
+        profile = DeckProfile(name=name, source=source, **V2_DEFAULTS)
+    else:
+        profile = DeckProfile(name=name, source=source, version=1)
     problems = []
     for i, (img, rank) in enumerate(shots):
-        crops = exemplars_from_image(reader, img, profile.detect_conf)
+        if v2:
+            crops = patches_from_image(reader, img, profile.detect_conf)
+        else:
+            crops = exemplars_from_image(reader, img, profile.detect_conf)
         if not crops:
             problems.append(f"shot {i + 1} ({rank}): no card index found")
         for c, seen in crops:
             profile.ranks.append(rank)
             profile.crops.append(c)
-            row = profile.remap.setdefault(seen, {})
+            row = (profile.readings if v2 else profile.remap).setdefault(seen, {})
             row[rank] = row.get(rank, 0) + 1
         if progress:
             progress(i + 1, len(shots))

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.paths import MODELS_DIR
-from referee.vision.group import Corner, group_corners
+from referee.vision.group import Corner, _sites, group_corners
 from referee.vision.labels import RANK_CLASSES
 
 DEFAULT_MODEL = MODELS_DIR / "corners.pt"
@@ -53,11 +53,13 @@ class Reveal:
 
 
 class CardReader:
-    """Corner-index detector + grouping into cards, optionally adapted to a deck profile.
+    """Corner-index detector + rank classifier + grouping into cards, optionally adapted to
+    a deck profile.
 
-    ``model_path`` defaults to ``models/corners.pt``; ``deck`` is a
-    :class:`referee.calibration.deck.DeckProfile` (or its name) learnt by
-    ``referee calibrate deck``.
+    ``model_path`` defaults to ``models/corners.pt``; ``ranker`` to ``models/ranks.pt``
+    (the second stage that reads each index again; ``False`` reads with the detector's
+    classes alone); ``deck`` is a :class:`referee.calibration.deck.DeckProfile` (or its
+    name) learnt by ``referee calibrate deck``.
     """
 
     def __init__(
@@ -69,6 +71,9 @@ class CardReader:
         conf: float = 0.25,
         min_card_conf: float = 0.45,
         threads: int = 2,
+        ranker: str | Path | bool | None = True,
+        rank_weight: float = 0.7,
+        none_drop: float = 0.5,
     ) -> None:
         from referee.vision.ultra import ultralytics
 
@@ -90,6 +95,17 @@ class CardReader:
 
             deck = load_profile(deck)
         self.deck = deck
+        if ranker is True:
+            from referee.vision.ranker import DEFAULT_RANKER
+
+            ranker = DEFAULT_RANKER if DEFAULT_RANKER.exists() else None
+        self.ranker = None
+        if ranker:
+            from referee.vision.ranker import Ranker
+
+            self.ranker = Ranker(ranker)
+        self.rank_weight = rank_weight
+        self.none_drop = none_drop
 
     # ---------------------------------------------------------------- one frame
     def corners(self, image_bgr: np.ndarray, conf: float | None = None) -> list[Corner]:
@@ -122,8 +138,10 @@ class CardReader:
 
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
         corners = self.corners(image_bgr, conf=self.deck.detect_conf if self.deck else None)
-        if self.deck is not None:
-            corners = self.deck.adapt(image_bgr, corners)
+        if self.deck is not None and not getattr(self.deck, "uses_ranker", False):
+            corners = self.deck.adapt(image_bgr, corners)  # a version-1 profile
+        elif self.ranker is not None:
+            corners = self.rerank(image_bgr, corners)
         groups = group_corners(corners)
         h, w = image_bgr.shape[:2]
         cards = [
@@ -135,6 +153,39 @@ class CardReader:
             return Reveal(message=UNREADABLE + " (no cards seen)")
         sure = all(c.confidence >= self.min_card_conf for c in cards)
         return Reveal(cards, readable=sure, message="" if sure else UNREADABLE)
+
+    def rerank(self, image_bgr: np.ndarray, corners: list[Corner]) -> list[Corner]:
+        """Read each index site again with the rank classifier (and the deck, if any).
+
+        Per site the rank scores are ``rank_weight`` x the classifier's probability plus the
+        rest x the detector's confidence for that rank; a site the classifier calls "not an
+        index" with at least ``none_drop`` is dropped.
+        """
+        from referee.vision.labels import CLASS_OF
+
+        sites = _sites(corners)
+        if not sites:
+            return []
+        tops = [s[0] for s in sites]
+        probs, emb = self.ranker.run(self.ranker.patches(image_bgr, tops))
+        deck = self.deck if getattr(self.deck, "uses_ranker", False) else None
+        out = []
+        for k, site in enumerate(sites):
+            p = probs[k]
+            q = np.zeros(len(RANK_CLASSES), np.float32)
+            for c in site:
+                i = CLASS_OF[c.rank]
+                q[i] = max(q[i], c.confidence)
+            score = self.rank_weight * p[: len(q)] + (1 - self.rank_weight) * q
+            none = float(p[len(q)])
+            if deck is not None:
+                score, none = deck.rescore(emb[k], score, none, self.ranker)
+            if none >= self.none_drop:
+                continue
+            best = int(np.argmax(score))
+            top = tops[k]
+            out.append(Corner(RANK_CLASSES[best], float(score[best]), top.box, top.centre))
+        return out
 
     # ---------------------------------------------------------------- camera
     def read_stable(
