@@ -25,6 +25,8 @@ COUNT_WORDS: dict[str, int] = {
     "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }  # fmt: skip
+#: a rank said alone is a claim of one card; only ranks whose word is not also a count
+LONE_RANKS: dict[str, str] = {"ace": "A", "jack": "J", "queen": "Q", "king": "K"}
 #: recognizers sometimes write a count word as its homophone; only trusted before a rank.
 COUNT_HOMOPHONES: dict[str, int] = {"won": 1, "to": 2, "too": 2, "for": 4, "free": 3}
 
@@ -192,4 +194,7 @@ def parse(text: str, players: Sequence[str] = ()) -> Intent:
         return Intent("name", name=names[0][1])
     if len(tokens) == 1 and (tokens[0] in COUNT_WORDS or tokens[0].isdigit()):
         return Intent("count", count=COUNT_WORDS.get(tokens[0]) or int(tokens[0]))
+    if len(tokens) == 1 and tokens[0] in LONE_RANKS:
+        # "King." as one card goes down; number ranks alone are counts ("two" is not a 2)
+        return Intent("claim", count=1, rank=LONE_RANKS[tokens[0]])
     return Intent("unknown")

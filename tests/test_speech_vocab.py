@@ -50,6 +50,17 @@ def test_admit_checks_what_is_legal_now(text, legal):
     assert admit(parse(text, PLAYERS), ctx) is legal
 
 
+def test_a_face_rank_said_alone_claims_one_card():
+    ctx = ListenContext.for_rank_due("K", PLAYERS)
+    assert parse("King.") == Intent("claim", count=1, rank="K")
+    assert admit(parse("king"), ctx)
+    assert not admit(parse("queen"), ctx)  # not the rank due
+    assert "king" in phrases(ctx)
+    # a number word alone stays a count: "two" is never one 2
+    assert parse("two") == Intent("count", count=2)
+    assert parse("the king") == Intent("unknown")
+
+
 def test_intent_types_can_be_switched_off():
     ctx = ListenContext(players=PLAYERS, intents=frozenset({"call"}))
     assert admit(Intent("call"), ctx)

@@ -174,7 +174,11 @@ def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]
                 audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), 10, 0.1, nrng)
             rank_due = expected.get("rank") or rng.choice("A 2 3 4 5 6 7 8 9 10 J Q K".split())
             label = f"{text} [{voice} s{speed} p{pitch}]"
-            ctx = {"rank_due": rank_due}
+            # scored as the referee listens when the phrase is said: claims, calls, passes and
+            # commands during play, names when asking who called; a bare count in a context
+            # where counts are legal (the live referee never listens for one)
+            phase = {"name": "who_called", "count": None}.get(kind, "play")
+            ctx = {"rank_due": rank_due, "phase": phase}
             clips.append(Clip(set_name, label, audio, end, expected, kind, ctx))
     for set_name in ("synth chatter clean", "synth chatter babble 10 dB"):
         for i in range(max(per_set // 2, len(CHATTER))):
@@ -184,7 +188,8 @@ def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]
             if "babble" in set_name:
                 audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), 10, 0.1, nrng)
             rank_due = rng.choice("A 2 3 4 5 6 7 8 9 10 J Q K".split())
-            clips.append(Clip(set_name, text, audio, end, None, "none", {"rank_due": rank_due}))
+            ctx = {"rank_due": rank_due, "phase": "play"}  # chatter happens during play
+            clips.append(Clip(set_name, text, audio, end, None, "none", ctx))
     return clips
 
 

@@ -29,14 +29,19 @@ from bench.speech.corpus import (
 )
 from referee.speech.audio import ArraySource
 from referee.speech.recognizer import Recognizer
-from referee.speech.vocab import ListenContext
+from referee.speech.vocab import INTENT_TYPES, PHASE_INTENTS, ListenContext
 
 HERE = Path(__file__).resolve().parent
 
 
 def context_for(clip) -> ListenContext:
+    """What the referee listens for when the clip is said (no phase: everything is legal)."""
+    phase = clip.context.get("phase")
     return ListenContext.for_rank_due(
-        clip.context.get("rank_due"), PLAYERS, max_count=clip.context.get("max_count", 4)
+        clip.context.get("rank_due"),
+        PLAYERS,
+        max_count=clip.context.get("max_count", 4),
+        intents=PHASE_INTENTS[phase] if phase else INTENT_TYPES,
     )
 
 
@@ -226,7 +231,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.per_set} synthetic clips per set (espeak-ng, 9 voices x 4 speeds x 3 pitches); "
         "real noise beds from noise_speechcommands_bg; babble = 3 espeak talkers. Context: "
         f"players {', '.join(PLAYERS)}, rank due known (the claim's rank for claims), max count 4; "
-        "fsdd counts with max count 9. No English Vosk model exists here, so Vosk is not scored "
+        "each phrase heard in the phase the live referee would be in (claims, calls, passes, "
+        "commands and table chatter during play; names when asking who called); the bare count "
+        "and the real recordings with everything legal (fsdd counts: max count 9). "
+        "No English Vosk model exists here, so Vosk is not scored "
         "unless --vosk-model is given."
     )
     meta = {

@@ -24,15 +24,6 @@ from referee.live.screen import Seen, Window, render
 from referee.session import Session
 from referee.voice.tts import speech_seconds
 
-#: what may be said in each phase; everything else is chatter
-PHASE_INTENTS: dict[str, frozenset[str]] = {
-    "play": frozenset({"claim", "call", "pass", "command"}),
-    "pairs": frozenset({"claim", "pass", "command"}),
-    "who_called": frozenset({"name", "call", "command"}),
-    "reveal": frozenset({"verdict", "call", "command"}),
-    "timeout_card": frozenset({"command"}),
-    "over": frozenset({"command"}),
-}
 RETRY_LOOK_S = 2.0
 MAX_LOOKS = 2
 
@@ -212,7 +203,7 @@ class LiveReferee:
         self._show()
 
     def _listen_for_now(self) -> None:
-        from referee.speech.vocab import ListenContext
+        from referee.speech.vocab import PHASE_INTENTS, ListenContext
 
         state = self.session.state
         ranks = legal_ranks(state) if state.phase in ("play", "pairs") else ()

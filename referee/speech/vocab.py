@@ -21,6 +21,7 @@ from referee.intents import (
     COUNT_WORDS,
     HONEST_WORDS,
     LIE_WORDS,
+    LONE_RANKS,
     PASS_PHRASES,
     RANK_WORDS,
     TARGET_MARKERS,
@@ -32,6 +33,16 @@ INTENT_TYPES = frozenset({"claim", "call", "pass", "command", "name", "count", "
 NUMBER_WORDS = {n: w for w, n in COUNT_WORDS.items() if w not in ("a", "an", "single")}
 #: the calls a grammar lists (CALL_WORDS holds inflections a grammar does not need).
 GRAMMAR_CALLS = ("cheat", "cheater", "bullshit", "liar", "i doubt it", "b s")
+#: what may be said in each phase of a game (the live referee listens for these only: a bare
+#: count or a name during play is chatter, never a claim or a call)
+PHASE_INTENTS: dict[str, frozenset[str]] = {
+    "play": frozenset({"claim", "call", "pass", "command"}),
+    "pairs": frozenset({"claim", "pass", "command"}),
+    "who_called": frozenset({"name", "call", "command"}),
+    "reveal": frozenset({"verdict", "call", "command"}),
+    "timeout_card": frozenset({"command"}),
+    "over": frozenset({"command"}),
+}
 
 
 @dataclass(frozen=True)
@@ -111,6 +122,8 @@ def claim_phrases(ctx: ListenContext) -> list[str]:
             out.append(f"{word} {rank_name(rank, n)}")
             if n == 1:
                 out.append(f"a{'n' if rank == 'A' else ''} {rank_name(rank, 1)}")
+                if rank_name(rank, 1) in LONE_RANKS:
+                    out.append(rank_name(rank, 1))
     return out
 
 
