@@ -87,3 +87,14 @@ def test_a_card_hidden_under_another_stays_a_second_card():
     ]
     groups = group_corners(cs)
     assert sorted(g.rank for g in groups) == ["A", "K"]
+
+
+def test_sure_different_ranks_are_different_cards():
+    # a 7 and a 9 whose predicted centres coincide (two stacked cards): one card by geometry,
+    # two once both rank readings are trusted
+    cs = [corner("7", 0.9, 40, 60, 101, 149), corner("9", 0.8, 150, 220, 98, 152)]
+    assert len(group_corners(cs)) == 1
+    assert sorted(g.rank for g in group_corners(cs, sure_rank=0.6)) == ["7", "9"]
+    # an unsure reading still joins the card it sits on
+    cs[1] = corner("9", 0.4, 150, 220, 98, 152)
+    assert [g.rank for g in group_corners(cs, sure_rank=0.6)] == ["7"]

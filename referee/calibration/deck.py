@@ -49,7 +49,7 @@ RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK")
 ANGLES = (-40, -25, -12, 0, 12, 25, 40)
 CROP = 32
 #: Settings of a version-2 profile (with the rank classifier); see deck-defaults.json.
-V2_DEFAULTS = {"min_similarity": 0.5, "deck_weight": 0.7, "detect_conf": 0.15, "neighbours": 5}
+V2_DEFAULTS = {"min_similarity": 0.5, "deck_weight": 0.5, "detect_conf": 0.15, "neighbours": 5}
 
 
 def augmented(patch: np.ndarray) -> list[np.ndarray]:
@@ -136,7 +136,7 @@ class DeckProfile:
     created: str = ""
     source: str = ""
     version: int = PROFILE_VERSION
-    deck_weight: float = 0.7
+    deck_weight: float = 0.5
     readings: dict[str, dict[str, int]] = field(default_factory=dict)
     _bank: np.ndarray | None = None
     _bank_ranks: list[str] | None = None

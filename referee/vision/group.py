@@ -107,6 +107,7 @@ def group_corners(
     centre_link: float = 1.5,
     min_apart: float = 1.6,
     equal_radius: float = 0.25,
+    sure_rank: float | None = None,
 ) -> list[CardGroup]:
     """Cluster corner indices into cards.
 
@@ -116,7 +117,9 @@ def group_corners(
     centre (within ``centre_link`` index sizes) at about the same distance (within
     ``equal_radius``, relative): a card's corners are equidistant from its centre, while a
     card hidden under another shows its indices much nearer to or farther from the centre
-    predicted for both. Complete linkage, at most 4 sites per card.
+    predicted for both. Complete linkage, at most 4 sites per card. With ``sure_rank``,
+    two sites whose ranks differ while both are at least that confident are never one card
+    (a card prints one rank; for a reader whose rank scores can be trusted that far).
     """
     sites = _sites(corners)
 
@@ -124,6 +127,12 @@ def group_corners(
         p, q = a[0], b[0]
         s = (p.size + q.size) / 2
         if p.centre is None or q.centre is None:
+            return math.inf
+        if (
+            sure_rank is not None
+            and p.rank != q.rank
+            and min(p.confidence, q.confidence) >= sure_rank
+        ):
             return math.inf
         apart = math.dist(p.middle, q.middle) / s
         if apart < min_apart:

@@ -74,6 +74,7 @@ class CardReader:
         ranker: str | Path | bool | None = True,
         rank_weight: float = 0.7,
         none_drop: float = 0.5,
+        sure_rank: float | None = 0.6,
     ) -> None:
         from referee.vision.ultra import ultralytics
 
@@ -106,6 +107,7 @@ class CardReader:
             self.ranker = Ranker(ranker)
         self.rank_weight = rank_weight
         self.none_drop = none_drop
+        self.sure_rank = sure_rank
 
     # ---------------------------------------------------------------- one frame
     def corners(self, image_bgr: np.ndarray, conf: float | None = None) -> list[Corner]:
@@ -138,11 +140,13 @@ class CardReader:
 
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
         corners = self.corners(image_bgr, conf=self.deck.detect_conf if self.deck else None)
+        reranked = False
         if self.deck is not None and not getattr(self.deck, "uses_ranker", False):
             corners = self.deck.adapt(image_bgr, corners)  # a version-1 profile
         elif self.ranker is not None:
             corners = self.rerank(image_bgr, corners)
-        groups = group_corners(corners)
+            reranked = True
+        groups = group_corners(corners, sure_rank=self.sure_rank if reranked else None)
         h, w = image_bgr.shape[:2]
         cards = [
             SeenCard(g.rank, None, g.confidence, _clip(g.box, w, h))
