@@ -71,3 +71,42 @@ def test_grey_frames_are_accepted(reader, decks):
     img, truth = scene(decks[1], ["AS"], seed=11, card_h=0.7)
     grey = img.mean(axis=2).astype(np.uint8)
     assert reader.read(grey).count >= 1
+
+
+def _card_on_table(deck, code: str, upside: bool = False):
+    """A face pasted on a plain table, and its top-left index box and centre in the frame."""
+    import cv2
+
+    face = cv2.imread(str(deck.path / f"{code}.jpg"))
+    if upside:
+        face = cv2.rotate(face, cv2.ROTATE_180)
+    fh, fw = face.shape[:2]
+    frame = np.full((fh + 80, fw + 80, 3), (40, 110, 30), np.uint8)
+    frame[40 : 40 + fh, 40 : 40 + fw] = face
+    x1, y1, x2, y2 = deck.card_boxes.get(code, deck.index_box)
+    if upside:  # the bottom-right index is now the top-left one, upright
+        x1, y1, x2, y2 = 1 - x2, 1 - y2, 1 - x1, 1 - y1
+    box = (40 + x1 * fw, 40 + y1 * fh, 40 + x2 * fw, 40 + y2 * fh)
+    return frame, box, (40 + fw / 2, 40 + fh / 2)
+
+
+@pytest.mark.parametrize("upside", [False, True])
+def test_the_rank_classifier_overrules_a_wrong_detector_reading(reader, decks, upside):
+    from referee.vision.group import Corner
+
+    if reader.ranker is None:
+        pytest.skip("no rank classifier")
+    frame, box, centre = _card_on_table(decks[2], "AH", upside)
+    (c,) = reader.rerank(frame, [Corner("4", 0.5, box, centre)])
+    assert c.rank == "A" and c.box == box
+
+
+def test_a_detection_on_the_bare_table_is_dropped(reader, decks):
+    from referee.vision.group import Corner
+
+    if reader.ranker is None:
+        pytest.skip("no rank classifier")
+    frame, box, centre = _card_on_table(decks[2], "7C")
+    table = (5.0, 5.0, 35.0, 45.0)  # a box on the green table beside the card
+    out = reader.rerank(frame, [Corner("7", 0.4, box, centre), Corner("Q", 0.4, table, centre)])
+    assert [c.rank for c in out] == ["7"]
