@@ -90,3 +90,24 @@ def test_ranker_embeddings_are_unit_vectors(ranker):
     probs, emb = ranker.run(p)
     assert probs.shape == (3, len(CLASSES)) and np.allclose(probs.sum(1), 1, atol=1e-5)
     assert np.allclose(np.linalg.norm(emb, axis=1), 1, atol=1e-4)
+
+
+def test_training_crops_take_the_rank_of_the_index_they_match():
+    """scene_crops: a detection on a true index gets its rank, one far from any gets '-',
+    one half-overlapping is left out; every true index also gives a jittered crop."""
+    import random
+
+    from referee.vision.train_ranker import scene_crops
+
+    img = np.full((200, 300, 3), 120, np.uint8)
+    labels = [(3, 20.0, 30.0, 40.0, 70.0, 100.0, 120.0, 2)]  # a "4" whose card centre is below
+    corners = [
+        Corner("7", 0.6, (21.0, 31.0, 41.0, 71.0), (98.0, 118.0)),  # on the index
+        Corner("Q", 0.5, (200.0, 100.0, 220.0, 140.0), (150.0, 150.0)),  # far away
+        Corner("2", 0.5, (30.0, 30.0, 50.0, 70.0), (100.0, 120.0)),  # half on it
+    ]
+    xs, ys = scene_crops(random.Random(0), img, labels, corners)
+    assert all(x.shape == (PATCH, PATCH) for x in xs)
+    assert ys[:2] == [3, NONE]
+    assert ys[2] == 3  # the jittered crop of the true index
+    assert set(ys[3:]) <= {NONE} and len(ys) <= 4  # at most one extra: a negative on the card
