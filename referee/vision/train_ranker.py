@@ -196,8 +196,12 @@ def evaluate(net, x: np.ndarray, y: np.ndarray, batch: int = 512) -> dict:
 
 
 def fit(data: Path, out: Path, epochs: int, batch: int = 128, lr: float = 3e-3,
-        threads: int = 1, width: int = 24, seed: int = 0) -> dict:  # fmt: skip
-    """Train (or resume from ``data/last.pt``); writes the best validation weights to ``out``."""
+        threads: int = 1, width: int = 24, seed: int = 0,
+        init: Path | None = None) -> dict:  # fmt: skip
+    """Train (or resume from ``data/last.pt``); writes the best validation weights to ``out``.
+
+    ``init``: start from these weights (a fine-tune) instead of from scratch.
+    """
     import torch
     import torch.nn.functional as F
 
@@ -208,6 +212,8 @@ def fit(data: Path, out: Path, epochs: int, batch: int = 128, lr: float = 3e-3,
     xva, yva = _load(data, "val")
     print(f"train {len(xtr)} crops, val {len(xva)}; classes {np.bincount(ytr).tolist()}")
     net = build_net(len(CLASSES), width)
+    if init is not None:
+        net.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     steps = epochs * math.ceil(len(xtr) / batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
@@ -272,11 +278,12 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--threads", type=int, default=1)
     f.add_argument("--width", type=int, default=24)
     f.add_argument("--out", type=Path, default=Path("models/ranks.pt"))
+    f.add_argument("--init", type=Path, help="start from these weights (fine-tune)")
     a = ap.parse_args(argv)
     if a.step == "data":
         make_data(a.faces, a.out, a.scenes, a.val_scenes, a.seed)
     else:
-        r = fit(a.data, a.out, a.epochs, a.batch, a.lr, a.threads, a.width)
+        r = fit(a.data, a.out, a.epochs, a.batch, a.lr, a.threads, a.width, init=a.init)
         print(json.dumps({k: v for k, v in r.items() if k != "history"}))
     return 0
 
