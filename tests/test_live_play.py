@@ -63,6 +63,18 @@ def test_no_camera_means_a_spoken_verdict(tmp_path):
     assert (tmp_path / "voice.wav").stat().st_size > 50_000
 
 
+def test_a_bare_call_waits_for_the_callers_name(tmp_path):
+    # "Cheat!", a breath, "Ben": the referee must not ask "Who called?" over the name
+    cheat_ends = 14.0 + len(synthesize("cheat", voice="en-us", speed=150)) / 16_000
+    wav = table_audio(tmp_path / "table.wav", [(7.0, "two aces"), (14.0, "cheat"),
+                                               (cheat_ends + 0.45, "Ben")])  # fmt: skip
+    lines, done = play(tmp_path, "--players", PLAYERS, "--audio", str(wav), "--no-camera")
+    assert done.returncode == 0, done.stderr
+    said = says(lines)
+    assert "Ben calls cheat on Alice. Alice, turn the cards over." in said
+    assert not any("Who called" in x for x in said)
+
+
 def test_a_game_killed_mid_play_resumes_exactly(tmp_path):
     first = table_audio(tmp_path / "first.wav", [(7.0, "two aces"), (14.0, "one two")], total=60)
     env = {**os.environ, "REFEREE_DATA_DIR": str(tmp_path / "data")}

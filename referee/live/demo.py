@@ -27,7 +27,7 @@ from referee.game.rules import Rules
 from referee.paths import data_dir
 
 PLAYERS = ("Alice", "Ben", "Cara")
-VOICES = {"Alice": ("en-us+f3", 60), "Ben": ("en-gb", 45), "Cara": ("en-us+f4", 70),
+VOICES = {"Alice": ("en-us+f3", 60), "Ben": ("en-gb", 45), "Cara": ("en-gb+f3", 70),
           "Dev": ("en-gb-x-rp", 40)}  # fmt: skip
 
 
@@ -43,12 +43,12 @@ class Line:
 SCRIPT: tuple[Line, ...] = (
     Line("Alice", "four aces"),
     Line("Ben", "one two"),
-    Line("Cara", "Cara calls cheat"),
+    Line("Cara", "cheat, Cara!"),
     Line("Cara", "one three"),
     Line("Alice", "four fours"),
     Line("Ben", "one five"),
     Line("Cara", "one six"),
-    Line("Ben", "Ben calls cheat"),
+    Line("Ben", "cheat, Ben!"),
     Line("Alice", "four sevens"),
     Line("Ben", "two eights"),
     Line("Cara", "one nine"),
@@ -56,7 +56,7 @@ SCRIPT: tuple[Line, ...] = (
     Line("Ben", "one jack"),
     Line("Cara", "one queen"),
     Line("Alice", "two kings"),
-    Line("Ben", "Ben calls cheat"),
+    Line("Ben", "cheat, Ben!"),
 )
 REVEALS: tuple[tuple[str, ...], ...] = (("7C",), ("6D",), ("KH", "KS"))
 

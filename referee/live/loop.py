@@ -26,6 +26,11 @@ from referee.voice.tts import speech_seconds
 
 RETRY_LOOK_S = 2.0
 MAX_LOOKS = 2
+#: a bare "Cheat!" waits this long (audio time after it ends) for the caller's name
+#: ("Cheat! ... Ben") before the referee asks "Who called?", longer while someone is still
+#: speaking (up to NAME_WAIT_MAX_S); the call keeps its onset time either way
+NAME_WAIT_S = 0.6
+NAME_WAIT_MAX_S = 2.5
 
 
 class Speaker(Protocol):
@@ -66,6 +71,7 @@ class LiveReferee:
     _acted_calls: set[float] = field(default_factory=set)
     _seen: list[Seen] = field(default_factory=list)
     _message: str = ""
+    _bare_call: Any = None
 
     # --- the loop --------------------------------------------------------------------
 
@@ -76,6 +82,7 @@ class LiveReferee:
             self._on_heard(heard)
             if self.stopped:
                 break
+        self._flush_bare_call()
         self._between(self.now)  # a reveal or key waiting when the audio ended
 
     def _chunks(self) -> Iterator[Any]:
@@ -87,6 +94,12 @@ class LiveReferee:
             yield chunk
 
     def _between(self, t: float) -> None:
+        call = self._bare_call
+        if call is not None:
+            waited = t - call.utterance.end
+            hearing = getattr(self.recognizer, "hearing", False)
+            if waited >= NAME_WAIT_MAX_S or (waited >= NAME_WAIT_S and not hearing):
+                self._flush_bare_call()
         self._typed(t)
         if self.session.state.rules.timer:
             self._announce(self.session.submit(Tick(t=t)), t)
@@ -96,6 +109,34 @@ class LiveReferee:
     # --- hearing -----------------------------------------------------------------------
 
     def _on_heard(self, heard: Any) -> None:
+        call, self._bare_call = self._bare_call, None
+        if call is not None:
+            is_call = heard.intent.type == "call"
+            if is_call and heard.utterance.start == call.utterance.start:
+                pass  # the same call, now with its caller's name
+            elif heard.utterance.partial and not is_call:
+                self._bare_call = call  # still listening for the name
+            else:
+                self._act_on(call)  # anything else said comes after the call
+        if self.stopped:
+            return
+        if (
+            heard.intent.type == "call"
+            and heard.intent.caller is None
+            and not heard.utterance.partial
+            and self.session.state.phase == "play"
+            and heard.utterance.start not in self._acted_calls
+        ):
+            self._bare_call = heard
+            return
+        self._act_on(heard)
+
+    def _flush_bare_call(self) -> None:
+        call, self._bare_call = self._bare_call, None
+        if call is not None:
+            self._act_on(call)
+
+    def _act_on(self, heard: Any) -> None:
         utterance, intent = heard.utterance, heard.intent
         if intent.type == "call":
             # A partial call that names its caller acts at once, and its final result (same

@@ -31,7 +31,7 @@ class MicProfile:
     min_level_db: float = -50.0
     onset_s: float = 0.06
     hangover_s: float = 0.2
-    preroll_s: float = 0.2
+    preroll_s: float = 0.5
     max_utterance_s: float = 6.0
     version: int = PROFILE_VERSION
 

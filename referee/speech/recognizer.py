@@ -111,7 +111,13 @@ class Recognizer:
         #: seconds spent decoding, all told (for the real-time factor)
         self.compute_s = 0.0
         self._cached: tuple[tuple[float, float], Hypothesis] | None = None
+        self._segmenter: Segmenter | None = None
         self.set_context(context or ListenContext())
+
+    @property
+    def hearing(self) -> bool:
+        """Whether someone is speaking now (an utterance is in progress)."""
+        return self._segmenter is not None and self._segmenter.in_speech
 
     def set_context(self, ctx: ListenContext) -> None:
         """Listen for what is legal now (call at every turn)."""
@@ -181,7 +187,7 @@ class Recognizer:
                 previous = None if merged else heard
 
     def _heard(self, source: Iterable[Chunk]) -> Iterator[Heard]:
-        segmenter = Segmenter(self.profile)
+        segmenter = self._segmenter = Segmenter(self.profile)
         self.busy_until = 0.0
         self._cached = None
         pending = np.zeros(0, np.float32)

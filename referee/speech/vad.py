@@ -109,6 +109,7 @@ class Segmenter:
         if self._quiet * frame_s >= p.hangover_s or too_long:
             segment = Segment(self.start, self._last_loud_end, self.audio(), True)
             self.reset()
+            self._preroll = []  # the next utterance's pre-roll never reaches back into this one
             return segment
         return None
 

@@ -34,9 +34,10 @@ NUMBER_WORDS = {n: w for w, n in COUNT_WORDS.items() if w not in ("a", "an", "si
 #: the calls a grammar lists (CALL_WORDS holds inflections a grammar does not need).
 GRAMMAR_CALLS = ("cheat", "cheater", "bullshit", "liar", "i doubt it", "b s")
 #: what may be said in each phase of a game (the live referee listens for these only: a bare
-#: count or a name during play is chatter, never a claim or a call)
+#: count during play is chatter, never a claim; a name then only completes a call said next
+#: to it, "Cheat! ... Ben")
 PHASE_INTENTS: dict[str, frozenset[str]] = {
-    "play": frozenset({"claim", "call", "pass", "command"}),
+    "play": frozenset({"claim", "call", "pass", "command", "name"}),
     "pairs": frozenset({"claim", "pass", "command"}),
     "who_called": frozenset({"name", "call", "command"}),
     "reveal": frozenset({"verdict", "call", "command"}),
