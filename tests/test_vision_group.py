@@ -98,3 +98,52 @@ def test_sure_different_ranks_are_different_cards():
     # an unsure reading still joins the card it sits on
     cs[1] = corner("9", 0.4, 150, 220, 98, 152)
     assert [g.rank for g in group_corners(cs, sure_rank=0.6)] == ["7"]
+
+
+def _square_corner(rank, conf, mx, my, cx, cy, size):
+    """An index box of ``size`` (square) centred at (mx, my), predicting centre (cx, cy)."""
+    h = size / 2
+    return Corner(rank, conf, (mx - h, my - h, mx + h, my + h), (cx, cy))
+
+
+def test_frame_filling_card_with_large_indices_is_one_card():
+    # one 4-index card filling a 640x480 frame (turned sideways): its indices are 150 px,
+    # the two on a short side only 1.1 index sizes apart; predicted centres scatter 30 px
+    cs = [
+        _square_corner("10", 0.9, 235, 70, 300, 250, 150),
+        _square_corner("10", 0.8, 405, 70, 345, 230, 150),
+        _square_corner("10", 0.9, 235, 410, 290, 235, 150),
+        _square_corner("10", 0.8, 405, 410, 335, 255, 150),
+    ]
+    groups = group_corners(cs)
+    assert [g.rank for g in groups] == ["10"]
+    # the old bound (index sizes only) split it in two
+    assert len(group_corners(cs, apart_radius=float("inf"))) == 2
+
+
+def test_corners_agreeing_on_the_centre_tolerate_unequal_radii():
+    # a close-up's keypoints are pulled towards their own index: the two diagonal corners
+    # agree on the centre within half an index size, yet sit 200 and 140 px from it
+    cs = [
+        _square_corner("K", 0.9, 130, 100, 300, 230, 100),
+        _square_corner("K", 0.9, 420, 360, 330, 250, 100),
+    ]
+    assert len(group_corners(cs)) == 1
+    assert len(group_corners(cs, close_radius=0.25)) == 2
+
+
+def test_same_rank_cards_in_a_row_half_overlapping_stay_apart():
+    # 100x140 cards, the second half a card to the right and on top: the first card's
+    # bottom-right index is hidden, its top-left shows next to the second card's
+    cs = [
+        _square_corner("5", 0.9, 162, 144, 200, 200, 20),
+        _square_corner("5", 0.9, 212, 144, 250, 200, 20),
+        _square_corner("5", 0.9, 288, 256, 250, 200, 20),
+    ]
+    assert sorted(g.rank for g in group_corners(cs)) == ["5", "5"]
+
+
+def test_fanned_same_rank_indices_stay_apart_with_the_radius_bound():
+    # a fan of large cards: neighbouring indices 0.6 index sizes apart but far from the centre
+    cs = [_square_corner("7", 0.9, 100 + 24 * i, 100, 200 + 30 * i, 300, 40) for i in range(4)]
+    assert len(group_corners(cs)) == 4

@@ -108,18 +108,25 @@ def group_corners(
     min_apart: float = 1.6,
     equal_radius: float = 0.25,
     sure_rank: float | None = None,
+    apart_radius: float = 0.75,
+    close_centre: float = 0.8,
+    close_radius: float = 0.45,
 ) -> list[CardGroup]:
     """Cluster corner indices into cards.
 
     Two index sites can belong to one card only if they sit apart (their boxes more than
-    ``min_apart`` index sizes from each other: a card's indices are in different corners,
-    while neighbouring indices in a fan belong to different cards) and predict the same card
-    centre (within ``centre_link`` index sizes) at about the same distance (within
-    ``equal_radius``, relative): a card's corners are equidistant from its centre, while a
-    card hidden under another shows its indices much nearer to or farther from the centre
-    predicted for both. Complete linkage, at most 4 sites per card. With ``sure_rank``,
-    two sites whose ranks differ while both are at least that confident are never one card
-    (a card prints one rank; for a reader whose rank scores can be trusted that far).
+    ``min_apart`` index sizes, or ``apart_radius`` x their distance to the card centre, from
+    each other: a card's indices are in different corners, while neighbouring indices in a
+    fan belong to different cards; the second bound keeps together the corners of a card
+    whose indices are large for it, as when one card fills the frame) and predict the same
+    card centre (within ``centre_link`` index sizes) at about the same distance (within
+    ``equal_radius``, relative, or ``close_radius`` when the two predicted centres are within
+    ``close_centre`` index sizes of each other): a card's corners are equidistant from its
+    centre, while a card hidden under another shows its indices much nearer to or farther
+    from the centre predicted for both. Complete linkage, at most 4 sites per card. With
+    ``sure_rank``, two sites whose ranks differ while both are at least that confident are
+    never one card (a card prints one rank; for a reader whose rank scores can be trusted
+    that far). The thresholds were chosen on synthetic scenes (``bench.vision.grouping``).
     """
     sites = _sites(corners)
 
@@ -135,15 +142,16 @@ def group_corners(
         ):
             return math.inf
         apart = math.dist(p.middle, q.middle) / s
-        if apart < min_apart:
-            return math.inf
         d = math.dist(p.centre, q.centre) / s
         if d > centre_link:
             return math.inf
         # the indices of one card sit at its corners, all equally far from its centre
         mid = ((p.centre[0] + q.centre[0]) / 2, (p.centre[1] + q.centre[1]) / 2)
         rp, rq = math.dist(p.middle, mid), math.dist(q.middle, mid)
-        if abs(rp - rq) > equal_radius * max(rp, rq):
+        if apart < min_apart and apart * s < apart_radius * (rp + rq) / 2:
+            return math.inf
+        tol = close_radius if d <= close_centre else equal_radius
+        if abs(rp - rq) > tol * max(rp, rq):
             return math.inf
         return d
 

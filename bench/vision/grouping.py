@@ -1,0 +1,141 @@
+"""Synthetic validation of the grouping of corner indices into cards (not a test).
+
+    .venv/bin/python -m bench.vision.grouping --out bench/vision/grouping.md
+
+Scenes (all synthetic, never the real photos): frame-filling single cards of 2-index and
+4-index designs, several cards of one rank side by side / fanned / overlapping, and mixed
+1-6 card reveals. The reader's corner detections (after the rank classifier) are cached
+in ``.cache/grouping.pkl`` so that grouping rules can be compared without the models.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import random
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FACES = ROOT / ".faces"
+CACHE = FACES / "grouping-cache.pkl"  # .faces is ignored by git
+# held-out English designs + 4-index training designs (grouping is not trained: their
+# frame-filling cards still test the geometry)
+DESIGNS = ["aisleriot-anglo_modern", "own-heldout", "own-03", "own-04", "own-06", "own-11"]
+SEED = 4242  # not one of bench.vision's seeds
+
+
+def _scenes(n: int, seed: int = SEED) -> list[tuple[str, object, list[str]]]:
+    from bench.vision.run import visible_ranks
+    from referee.vision import synth
+
+    decks = [d for d in synth.load_decks(FACES, held_out=None) if d.name in DESIGNS]
+    rng = random.Random(seed)
+    out = []
+    real_layout = synth._layout
+
+    def centred(rng_, n_, w, h, card_h, aspect):
+        return [(w / 2 + rng_.uniform(-0.05, 0.05) * w, h / 2 + rng_.uniform(-0.05, 0.05) * h,
+                 rng_.choice([0, 180, 90, 270]) + rng_.uniform(-8, 8))]  # fmt: skip
+
+    for i in range(n):
+        d = decks[i % len(decks)]
+        codes = [c for c in d.codes if c != "JK"]
+        # frame-filling single card
+        synth._layout = centred
+        try:
+            img, labels = synth.make_scene(rng, [d], codes=[rng.choice(codes)],
+                                           card_range=(0.7, 0.95))  # fmt: skip
+        finally:
+            synth._layout = real_layout
+        out.append(("closeup-4" if d.four else "closeup-2", img, visible_ranks(labels)))
+        # same rank, 2-4 cards, random layout (spread/fan/row/pile)
+        rank = rng.choice(codes)[:-1]
+        same = [c for c in codes if c[:-1] == rank]
+        k = rng.randint(2, 4)
+        img, labels = synth.make_scene(rng, [d], codes=[rng.choice(same) for _ in range(k)],
+                                       card_range=(0.3, 0.7))  # fmt: skip
+        out.append(("same-rank", img, visible_ranks(labels)))
+        # mixed 1-6 cards
+        k = rng.randint(1, 6)
+        img, labels = synth.make_scene(rng, [d], codes=[rng.choice(codes) for _ in range(k)],
+                                       card_range=(0.3, 0.7))  # fmt: skip
+        out.append(("mixed", img, visible_ranks(labels)))
+    return out
+
+
+def build_cache(n: int, seed: int = SEED, cache: Path = CACHE) -> list:
+    import torch
+
+    torch.set_num_threads(1)
+    from referee.vision.reader import CardReader
+
+    reader = CardReader(threads=1)
+    rows = []
+    for kind, img, truth in _scenes(n, seed):
+        corners = reader.rerank(img, reader.corners(img))
+        rows.append((kind, img.shape[:2], corners, truth))
+    cache.write_bytes(pickle.dumps(rows))
+    return rows
+
+
+def evaluate(rows, group=None, **kw) -> dict:
+    from referee.vision.group import group_corners
+
+    group = group or group_corners
+    score: dict = {}
+    for kind, _shape, corners, truth in rows:
+        groups = group(corners, sure_rank=0.6, **kw)
+        got = sorted(g.rank for g in groups if g.confidence >= 0.2)
+        for k in (kind, "all"):
+            s = score.setdefault(k, Counter())
+            s["n"] += 1
+            s["count"] += len(got) == len(truth)
+            s["exact"] += got == sorted(truth)
+            s["over"] += len(got) > len(truth)
+            s["under"] += len(got) < len(truth)
+    return score
+
+
+# the rule before the radius bounds (apart only in index sizes, one radius tolerance)
+PREVIOUS = {"apart_radius": float("inf"), "close_radius": 0.25}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=200, help="scenes per kind")
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--out", type=Path, help="write a markdown table here")
+    a = ap.parse_args(argv)
+    cache = CACHE.with_name(f"grouping-{a.seed}-{a.n}.pkl")
+    rows = (
+        build_cache(a.n, a.seed, cache)
+        if a.rebuild or not cache.exists()
+        else pickle.loads(cache.read_bytes())
+    )
+    lines = [
+        "# Grouping corner indices into cards: synthetic validation",
+        "",
+        f"Run: `python -m bench.vision.grouping --n {a.n} --seed {a.seed}`; designs "
+        f"{', '.join(DESIGNS)}; detections by `models/corners.pt` + `models/ranks.pt`.",
+        "closeup-2/4 = one 2-/4-index card filling the frame; same-rank = 2-4 cards of one rank "
+        "(spread, fan, row, pile); mixed = 1-6 random cards.",
+        "",
+        "| rule | set | scenes | count right | scenes exact | over | under |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for label, kw in (("previous", PREVIOUS), ("current", {})):
+        for k, s in sorted(evaluate(rows, **kw).items()):
+            lines.append(
+                f"| {label} | {k} | {s['n']} | {s['count'] / s['n']:.1%} "
+                f"| {s['exact'] / s['n']:.1%} | {s['over']} | {s['under']} |"
+            )
+    print("\n".join(lines))
+    if a.out:
+        a.out.write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
