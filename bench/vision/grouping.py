@@ -26,6 +26,8 @@ SEED = 4242  # not one of bench.vision's seeds
 
 
 def _scenes(n: int, seed: int = SEED) -> list[tuple[str, object, list[str]]]:
+    import cv2
+
     from bench.vision.run import visible_ranks
     from referee.vision import synth
 
@@ -61,6 +63,26 @@ def _scenes(n: int, seed: int = SEED) -> list[tuple[str, object, list[str]]]:
         img, labels = synth.make_scene(rng, [d], codes=[rng.choice(codes) for _ in range(k)],
                                        card_range=(0.3, 0.7))  # fmt: skip
         out.append(("mixed", img, visible_ranks(labels)))
+    # a straightened photo of one card: the card fills a portrait frame edge to edge
+    rng = random.Random(seed + 1)
+
+    def upright(rng_, n_, w, h, card_h, aspect):
+        return [(w / 2 + rng_.uniform(-0.02, 0.02) * w, h / 2 + rng_.uniform(-0.02, 0.02) * h,
+                 rng_.choice([0, 180]) + rng_.uniform(-2, 2))]  # fmt: skip
+
+    for i in range(n // 2):
+        d = decks[i % len(decks)]
+        fh, fw = cv2.imread(str(d.path / f"{d.codes[0]}.jpg")).shape[:2]
+        size = (round(640 * fw / fh), 640)
+        synth._layout = upright
+        try:
+            img, labels = synth.make_scene(
+                rng, [d], size, codes=[rng.choice([c for c in d.codes if c != "JK"])],
+                card_range=(1.0 / 1.2 * 0.97 * fh / fw, 1.0 / 1.2 * 1.06 * fh / fw),
+            )  # fmt: skip
+        finally:
+            synth._layout = real_layout
+        out.append(("filled-4" if d.four else "filled-2", img, visible_ranks(labels)))
     return out
 
 
@@ -119,8 +141,10 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Run: `python -m bench.vision.grouping --n {a.n} --seed {a.seed}`; designs "
         f"{', '.join(DESIGNS)}; detections by `models/corners.pt` + `models/ranks.pt`.",
-        "closeup-2/4 = one 2-/4-index card filling the frame; same-rank = 2-4 cards of one rank "
-        "(spread, fan, row, pile); mixed = 1-6 random cards.",
+        "closeup-2/4 = one 2-/4-index card filling most of a 640x480 frame, any quarter turn; "
+        "filled-2/4 = a straightened photo of one card (the card fills a portrait frame edge "
+        "to edge); same-rank = 2-4 cards of one rank (spread, fan, row, pile); mixed = 1-6 "
+        "random cards.",
         "",
         "| rule | set | scenes | count right | scenes exact | over | under |",
         "|---|---|---|---|---|---|---|",
