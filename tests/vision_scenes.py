@@ -44,3 +44,19 @@ def scene(deck, codes: list[str], seed: int, card_h: float = 0.5):
     noise = np.random.default_rng(seed).normal(0, 3, img.shape)
     out = np.clip(img + noise, 0, 255).astype(np.uint8)
     return out, sorted("JK" if c == "JK" else c[:-1] for c in codes)
+
+
+def closeup(deck, code: str, seed: int, fill: float = 0.95, turn: float = 0.0):
+    """One card filling a 640x480 frame (``fill`` x the frame height, turned ``turn``
+    degrees plus a little), as a phone photo of a single card. Returns (BGR image, rank)."""
+    rng = random.Random(seed)
+    w, h = 640, 480
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = (rng.uniform(20, 90), rng.uniform(60, 140), rng.uniform(20, 120))
+    face = cv2.imread(str(deck.path / f"{code}.jpg")).astype(np.float32)
+    scale = fill * h / face.shape[0]
+    angle = turn + rng.uniform(-4, 4)
+    quad = _card_quad(rng, w / 2 + rng.uniform(-15, 15), h / 2, face.shape, scale, angle)
+    _paste_card(img, face, quad, None)
+    noise = np.random.default_rng(seed).normal(0, 3, img.shape)
+    return np.clip(img + noise, 0, 255).astype(np.uint8), "JK" if code == "JK" else code[:-1]
