@@ -151,3 +151,13 @@ def test_set_context_changes_what_is_legal():
     assert len(finals(rec, audio)) == 1
     rec.set_context(ListenContext.for_rank_due("2", ()))
     assert finals(rec, audio) == []
+
+
+def test_an_early_bare_call_that_turns_out_chatter_is_dropped():
+    # the first words sound like "cheat", the whole sentence is chatter: the referee never
+    # acted on the bare early call, so the full utterance decides
+    chatter = list(recognizer().utterances(ArraySource(table((1.0, 300, 0.45), (1.45, 900, 1.2)))))
+    assert [h.utterance.partial for h in chatter] == [True]
+    # an early call that named its caller was acted on at once: it stands
+    named = finals(recognizer(), table((1.0, 1300, 0.45), (1.45, 900, 1.2)))
+    assert [h.intent.to_dict() for h in named] == [{"type": "call", "caller": "Alice"}]

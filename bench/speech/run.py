@@ -56,7 +56,8 @@ def score_clip(recognizer: Recognizer, clip) -> dict:
         "set": clip.set,
         "label": clip.label,
         "heard": [h.to_dict() for h in finals],
-        "accepted": bool(heard),
+        # what the referee acts on: finals, and early calls that named their caller
+        "accepted": bool(finals) or any(h.intent.type == "call" and h.intent.caller for h in heard),
     }
     if clip.expected is None:
         return out

@@ -52,9 +52,14 @@ NAME_CALL_GAP_S = 1.0
 
 
 def _confirm(early: Heard | None, segment: Segment) -> Heard | None:
-    """The final for an utterance whose call was already emitted early, when the full
-    utterance decodes to nothing legal: the call stands (the table has already heard it)."""
+    """The final for an utterance whose call or claim was already emitted early, when the
+    full utterance decodes to nothing legal: the early reading stands (a complete claim or a
+    named call read early is usually the cleaner reading), except a bare call: the referee
+    waits for the end of the words before acting on one, and "She said..." first heard as
+    "cheat" is chatter."""
     if early is None or early.utterance.start != segment.start:
+        return None
+    if early.intent.type == "call" and early.intent.caller is None:
         return None
     utterance = replace(early.utterance, end=segment.end, partial=False)
     return Heard(utterance, early.intent, decided_at=early.decided_at)
