@@ -50,6 +50,8 @@ ANGLES = (-40, -25, -12, 0, 12, 25, 40)
 CROP = 32
 #: Settings of a version-2 profile (with the rank classifier); see deck-defaults.json.
 V2_DEFAULTS = {"min_similarity": 0.5, "deck_weight": 0.5, "detect_conf": 0.15, "neighbours": 5}
+#: Settings of a version-1 profile (detector readings + HOG exemplars).
+V1_DEFAULTS = {"min_similarity": 0.55, "detect_conf": 0.08, "neighbours": 3}
 
 
 def augmented(patch: np.ndarray) -> list[np.ndarray]:
@@ -309,6 +311,11 @@ def profile_path(name_or_path: str | Path) -> Path:
     return profiles_dir() / str(name_or_path) / "profile.json"
 
 
+def _counts(table) -> dict[str, dict[str, int]]:
+    """A profile's reading -> true rank -> times table, as read from JSON."""
+    return {str(k): {str(r): int(n) for r, n in v.items()} for k, v in dict(table).items()}
+
+
 def read_profile(name_or_path: str | Path) -> DeckProfile:
     """Load a profile; raises :class:`ProfileError` with a message a user can act on."""
     path = profile_path(name_or_path)
@@ -332,33 +339,29 @@ def read_profile(name_or_path: str | Path) -> DeckProfile:
                 raise ValueError(f"missing or damaged crop {e['crop']}")
             ranks.append(e["rank"])
             crops.append(crop)
+        defaults = V2_DEFAULTS if version >= 2 else V1_DEFAULTS
+        common = {
+            "name": str(data.get("name", path.parent.name)),
+            "ranks": ranks,
+            "crops": crops,
+            "version": version if version >= 2 else 1,
+            "min_similarity": float(data.get("min_similarity", defaults["min_similarity"])),
+            "detect_conf": float(data.get("detect_conf", defaults["detect_conf"])),
+            "neighbours": int(data.get("neighbours", defaults["neighbours"])),
+            "created": str(data.get("created", "")),
+            "source": str(data.get("source", "")),
+        }
         if version >= 2:
             return DeckProfile(
-                name=str(data.get("name", path.parent.name)),
-                ranks=ranks,
-                crops=crops,
-                version=version,
-                min_similarity=float(data.get("min_similarity", V2_DEFAULTS["min_similarity"])),
+                **common,
                 deck_weight=float(data.get("deck_weight", V2_DEFAULTS["deck_weight"])),
-                detect_conf=float(data.get("detect_conf", V2_DEFAULTS["detect_conf"])),
-                neighbours=int(data.get("neighbours", V2_DEFAULTS["neighbours"])),
-                readings={
-                    str(k): {str(r): int(n) for r, n in v.items()}
-                    for k, v in dict(data.get("readings", {})).items()
-                },
-                created=str(data.get("created", "")),
-                source=str(data.get("source", "")),
+                readings=_counts(data.get("readings", {})),
             )
         return DeckProfile(
-            name=str(data.get("name", path.parent.name)), ranks=ranks, crops=crops, version=1,
-            min_similarity=float(data.get("min_similarity", 0.55)),
-            detect_conf=float(data.get("detect_conf", 0.08)),
-            neighbours=int(data.get("neighbours", 3)),
-            remap={str(k): {str(r): int(n) for r, n in v.items()}
-                   for k, v in dict(data.get("remap", {})).items()},
+            **common,
+            remap=_counts(data.get("remap", {})),
             remap_share=float(data.get("remap_share", 0.8)),
-            created=str(data.get("created", "")), source=str(data.get("source", "")),
-        )  # fmt: skip
+        )
     except ProfileError:
         raise
     except (ValueError, KeyError, TypeError, OSError) as err:

@@ -142,12 +142,7 @@ class Ranker:
 
     def probs(self, patches: np.ndarray) -> np.ndarray:
         """(N, classes) softmax probabilities for (N, 48, 48) grey patches."""
-        import torch
-
-        if len(patches) == 0:
-            return np.zeros((0, len(self.classes)), np.float32)
-        with torch.inference_mode():
-            return torch.softmax(self.net(self._tensor(patches)), 1).numpy()
+        return self.run(patches)[0]
 
     def run(self, patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(probabilities (N, classes), unit feature vectors (N, D)) in one pass."""
