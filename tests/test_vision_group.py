@@ -147,3 +147,46 @@ def test_fanned_same_rank_indices_stay_apart_with_the_radius_bound():
     # a fan of large cards: neighbouring indices 0.6 index sizes apart but far from the centre
     cs = [_square_corner("7", 0.9, 100 + 24 * i, 100, 200 + 30 * i, 300, 40) for i in range(4)]
     assert len(group_corners(cs)) == 4
+
+
+def _straightened_card(stray_centre):
+    """A 4-index card filling a 420x640 portrait frame: three indices agree on the centre
+    (210, 320); the top-right one predicts ``stray_centre``."""
+    return [
+        _square_corner("K", 0.7, 55, 95, 215, 330, 130),
+        _square_corner("K", 0.8, 370, 545, 200, 305, 130),
+        _square_corner("K", 0.3, 55, 545, 190, 300, 130),
+        _square_corner("K", 0.35, 370, 95, *stray_centre, 130),
+    ]
+
+
+def test_an_index_whose_centre_is_off_completes_its_card():
+    # the top-right index predicts a centre 1.5 index sizes off: the first pass leaves it
+    # alone (a king counted twice); it completes the rectangle of the other three
+    cs = _straightened_card((380, 370))
+    assert [g.rank for g in group_corners(cs)] == ["K"]
+    assert len(group_corners(cs, rect_angle=None)) == 2
+    # an unsure other reading of the same index (face art read as a joker) joins too
+    cs[3] = _square_corner("JK", 0.3, 370, 95, 380, 370, 130)
+    assert [g.rank for g in group_corners(cs, sure_rank=0.6)] == ["K"]
+
+
+def test_an_index_pointing_at_another_card_stays_apart():
+    # the same index predicting a centre outside this card (beyond its corners) is not joined
+    cs = _straightened_card((560, 60))
+    assert len(group_corners(cs)) == 2
+    # nor is a surely different rank at that corner
+    cs = _straightened_card((380, 370))
+    cs[3] = _square_corner("Q", 0.9, 370, 95, 380, 370, 130)
+    assert sorted(g.rank for g in group_corners(cs, sure_rank=0.6)) == ["K", "Q"]
+
+
+def test_an_index_off_the_rectangle_stays_a_second_card():
+    # three cards of one rank in a row; the third shows one index near the second card's
+    # corners but not at a corner of its rectangle (no right angle): two cards stay two
+    cs = [
+        _square_corner("8", 0.95, 400, 120, 470, 235, 50),
+        _square_corner("8", 0.95, 540, 345, 474, 243, 50),
+        _square_corner("8", 0.7, 290, 260, 376, 304, 50),
+    ]
+    assert len(group_corners(cs)) == 2

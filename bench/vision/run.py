@@ -370,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     ensure_faces(HELD_OUT_ENGLISH + [HELD_OUT_FOREIGN])
     reader = CardReader()
     res: dict = {
-        "command": "python -m bench.vision " + " ".join(argv or sys.argv[1:]),
+        "command": " ".join(["python -m bench.vision", *(argv or sys.argv[1:])]),
         "date": time.strftime("%Y-%m-%d"),
         "threads": 2,
         "model": str(DEFAULT_MODEL.relative_to(ROOT)),

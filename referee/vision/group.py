@@ -111,6 +111,9 @@ def group_corners(
     apart_radius: float = 0.75,
     close_centre: float = 0.8,
     close_radius: float = 0.45,
+    rect_angle: float | None = 15.0,
+    rect_centre: float = 0.9,
+    rect_own: float = 0.5,
 ) -> list[CardGroup]:
     """Cluster corner indices into cards.
 
@@ -126,7 +129,9 @@ def group_corners(
     from the centre predicted for both. Complete linkage, at most 4 sites per card. With
     ``sure_rank``, two sites whose ranks differ while both are at least that confident are
     never one card (a card prints one rank; for a reader whose rank scores can be trusted
-    that far). The thresholds were chosen on synthetic scenes (``bench.vision.grouping``).
+    that far). A second pass (``rect_angle``, None = off) joins a lone index to a card of
+    2-3 indices whose corners it completes (:func:`_complete_rectangles`). The thresholds
+    were chosen on synthetic scenes (``bench.vision.grouping``).
     """
     sites = _sites(corners)
 
@@ -172,6 +177,103 @@ def group_corners(
         _, a, b = best
         clusters[a] = clusters[a] + clusters[b]
         del clusters[b]
+    if rect_angle is not None:
+        clusters = _complete_rectangles(
+            sites, clusters, rect_angle, rect_centre, rect_own, min_apart, sure_rank
+        )
     groups = [CardGroup([c for i in cl for c in sites[i]]) for cl in clusters]
     groups.sort(key=lambda g: (g.box[0], g.box[1]))
     return groups
+
+
+def _rectangle_centre(
+    pts: list[tuple[float, float]], angle_tol: float
+) -> tuple[float, float] | None:
+    """Centre of the rectangle with these 3 or 4 points as corners, or None if there is none.
+
+    A card's indices sit at the corners of one rectangle (inset from the card's own), so
+    three of them make a right angle (within ``angle_tol`` degrees) and four make two equal
+    diagonals with one midpoint (their mismatch, seen from the centre, within ``angle_tol``).
+    """
+    best: tuple[float, tuple[float, float]] | None = None
+    if len(pts) == 3:
+        for k in range(3):
+            a, b, c = pts[k], pts[(k + 1) % 3], pts[(k + 2) % 3]
+            u, v = (b[0] - a[0], b[1] - a[1]), (c[0] - a[0], c[1] - a[1])
+            nu, nv = math.hypot(*u), math.hypot(*v)
+            if nu == 0 or nv == 0:
+                continue
+            cos = max(-1.0, min(1.0, (u[0] * v[0] + u[1] * v[1]) / (nu * nv)))
+            off = abs(math.degrees(math.acos(cos)) - 90)
+            if off <= angle_tol and (best is None or off < best[0]):
+                best = (off, ((b[0] + c[0]) / 2, (b[1] + c[1]) / 2))
+    elif len(pts) == 4:
+        for a, b, c, d in ((0, 1, 2, 3), (0, 2, 1, 3), (0, 3, 1, 2)):
+            m1 = ((pts[a][0] + pts[b][0]) / 2, (pts[a][1] + pts[b][1]) / 2)
+            m2 = ((pts[c][0] + pts[d][0]) / 2, (pts[c][1] + pts[d][1]) / 2)
+            l1, l2 = math.dist(pts[a], pts[b]), math.dist(pts[c], pts[d])
+            if min(l1, l2) == 0:
+                continue
+            off = math.degrees(math.atan2(math.dist(m1, m2) + abs(l1 - l2) / 2, min(l1, l2) / 2))
+            if off <= angle_tol and (best is None or off < best[0]):
+                best = (off, ((m1[0] + m2[0]) / 2, (m1[1] + m2[1]) / 2))
+    return None if best is None else best[1]
+
+
+def _complete_rectangles(
+    sites: list[list[Corner]],
+    clusters: list[list[int]],
+    angle_tol: float,
+    centre_tol: float,
+    own_tol: float,
+    min_apart: float,
+    sure_rank: float | None,
+    size_tol: float = 1.5,
+) -> list[list[int]]:
+    """Join a lone index to the card whose corners it completes.
+
+    Close to the camera an index's predicted card centre can be off by more than an index
+    size, so the first pass leaves it alone and the card is counted twice. A lone index
+    joins a card of 2-3 indices when, together, they sit at the corners of one rectangle
+    whose centre stays within ``own_tol`` index sizes of the card's own predicted centre; the
+    lone index's predicted centre must lie within ``centre_tol`` x the rectangle's radius of
+    that centre (it points into this card), its size match theirs (within ``size_tol``), it
+    sit apart from each of them, and read the card's rank or be unsure (below ``sure_rank``).
+    The least confident lone indices are placed first; each card takes the nearest fit.
+    """
+    clusters = [list(c) for c in clusters]
+    lone = sorted(
+        (k for k, c in enumerate(clusters) if len(c) == 1),
+        key=lambda k: sites[clusters[k][0]][0].confidence,
+    )
+    gone: set[int] = set()
+    for k in lone:
+        s = sites[clusters[k][0]][0]
+        if s.centre is None:
+            continue
+        best: tuple[float, int] | None = None
+        for m, cl in enumerate(clusters):
+            if m == k or m in gone or not 2 <= len(cl) <= 3:
+                continue
+            tops = [sites[i][0] for i in cl]
+            if any(t.centre is None for t in tops):
+                continue
+            card = CardGroup([c for i in cl for c in sites[i]])
+            if s.rank != card.rank and (sure_rank is None or s.confidence >= sure_rank):
+                continue
+            size = sum(t.size for t in tops) / len(tops)
+            if not 1 / size_tol <= s.size / size <= size_tol:
+                continue
+            if any(math.dist(s.middle, t.middle) < min_apart * (s.size + t.size) / 2 for t in tops):
+                continue
+            centre = _rectangle_centre([t.middle for t in tops] + [s.middle], angle_tol)
+            if centre is None or math.dist(card.centre, centre) > own_tol * size:
+                continue
+            radius = sum(math.dist(t.middle, centre) for t in tops) / len(tops)
+            d = math.dist(s.centre, centre) / radius
+            if d <= centre_tol and (best is None or d < best[0]):
+                best = (d, m)
+        if best is not None:
+            clusters[best[1]].extend(clusters[k])
+            gone.add(k)
+    return [c for k, c in enumerate(clusters) if k not in gone]
