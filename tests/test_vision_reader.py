@@ -122,3 +122,27 @@ def test_a_card_filling_the_frame_is_one_card(reader, decks):
             img, rank = closeup(deck, code, seed=300 + k + turn, fill=1.05, turn=turn)
             got = [c.rank for c in reader.read(img).cards]
             assert got == [rank], f"{deck.name} {code} turned {turn}: read {got}"
+
+
+def test_a_deck_profile_raises_the_score_that_holds_two_ranks_apart(reader):
+    # a 7 and a 9 whose predicted centres coincide, both read at 0.7: two cards for the plain
+    # reader (both sure); with a deck profile, whose scores mix in exemplar votes, 0.7 is not
+    # sure enough to split what the geometry joins
+    import copy
+    from types import SimpleNamespace
+
+    from referee.vision.group import Corner
+
+    cs = [
+        Corner("7", 0.7, (40, 60, 60, 100), (100, 150)),
+        Corner("9", 0.7, (140, 200, 160, 240), (100, 150)),
+    ]
+    r = copy.copy(reader)
+    r.corners = lambda image, conf=None: list(cs)
+    r.rerank = lambda image, corners: corners
+    frame = np.zeros((300, 200, 3), np.uint8)
+    assert r.read(frame).ranks == ["7", "9"]
+    r.deck = SimpleNamespace(uses_ranker=True, detect_conf=0.15)
+    assert r.read(frame).count == 1
+    r.deck_sure_rank = 0.6
+    assert r.read(frame).count == 2

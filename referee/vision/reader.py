@@ -60,6 +60,12 @@ class CardReader:
     (the second stage that reads each index again; ``False`` reads with the detector's
     classes alone); ``deck`` is a :class:`referee.calibration.deck.DeckProfile` (or its
     name) learnt by ``referee calibrate deck``.
+
+    ``sure_rank``: two indices whose ranks differ while both score at least this are never
+    one card (:func:`referee.vision.group.group_corners`). Reading with a deck profile
+    (``deck_sure_rank``) the scores mix in exemplar votes, so a site's score is a softer
+    claim and the bar is higher (0.8, chosen on synthetic calibrated German-letter decks,
+    ``bench.vision.grouping``).
     """
 
     def __init__(
@@ -75,6 +81,7 @@ class CardReader:
         rank_weight: float = 0.7,
         none_drop: float = 0.5,
         sure_rank: float | None = 0.6,
+        deck_sure_rank: float | None = 0.8,
     ) -> None:
         from referee.vision.ultra import ultralytics
 
@@ -108,6 +115,7 @@ class CardReader:
         self.rank_weight = rank_weight
         self.none_drop = none_drop
         self.sure_rank = sure_rank
+        self.deck_sure_rank = deck_sure_rank
 
     # ---------------------------------------------------------------- one frame
     def corners(self, image_bgr: np.ndarray, conf: float | None = None) -> list[Corner]:
@@ -146,7 +154,11 @@ class CardReader:
         elif self.ranker is not None:
             corners = self.rerank(image_bgr, corners)
             reranked = True
-        groups = group_corners(corners, sure_rank=self.sure_rank if reranked else None)
+        sure = None
+        if reranked:
+            calibrated = getattr(self.deck, "uses_ranker", False)
+            sure = self.deck_sure_rank if calibrated else self.sure_rank
+        groups = group_corners(corners, sure_rank=sure)
         h, w = image_bgr.shape[:2]
         cards = [
             SeenCard(g.rank, None, g.confidence, _clip(g.box, w, h))
