@@ -190,3 +190,15 @@ def test_an_index_off_the_rectangle_stays_a_second_card():
         _square_corner("8", 0.7, 290, 260, 376, 304, 50),
     ]
     assert len(group_corners(cs)) == 2
+
+
+def test_a_lone_index_called_not_an_index_is_dropped_beside_a_real_card():
+    # a queen's two corners, and a pip the classifier half calls "not an index" (0.3)
+    queen = [corner("Q", 0.9, 40, 60, 100, 150), corner("Q", 0.8, 150, 220, 98, 152)]
+    pip = Corner("7", 0.5, (300, 100, 310, 120), (350, 180), none=0.3)
+    assert sorted(g.rank for g in group_corners([*queen, pip])) == ["7", "Q"]
+    assert [g.rank for g in group_corners([*queen, pip], lone_none=0.1)] == ["Q"]
+    # an index the classifier is sure of stays; so does the only card in view
+    sure = Corner("7", 0.5, (300, 100, 310, 120), (350, 180), none=0.02)
+    assert len(group_corners([*queen, sure], lone_none=0.1)) == 2
+    assert [g.rank for g in group_corners([pip], lone_none=0.1)] == ["7"]

@@ -146,3 +146,24 @@ def test_a_deck_profile_raises_the_score_that_holds_two_ranks_apart(reader):
     assert r.read(frame).count == 1
     r.deck_sure_rank = 0.6
     assert r.read(frame).count == 2
+
+
+def test_a_deck_profile_drops_a_lone_index_called_not_an_index(reader):
+    # a queen's two corners and one pip-like site whose halved "not an index" score is 0.2
+    import copy
+    from types import SimpleNamespace
+
+    from referee.vision.group import Corner
+
+    cs = [
+        Corner("Q", 0.9, (40, 60, 60, 100), (100, 150)),
+        Corner("Q", 0.8, (140, 200, 160, 240), (100, 150)),
+        Corner("7", 0.5, (300, 100, 310, 120), (350, 180), none=0.2),
+    ]
+    r = copy.copy(reader)
+    r.corners = lambda image, conf=None: list(cs)
+    r.rerank = lambda image, corners: corners
+    frame = np.zeros((300, 400, 3), np.uint8)
+    assert r.read(frame).ranks == ["7", "Q"]
+    r.deck = SimpleNamespace(uses_ranker=True, detect_conf=0.15)
+    assert r.read(frame).ranks == ["Q"]

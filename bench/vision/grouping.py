@@ -213,11 +213,13 @@ def evaluate(rows, group=None, sure_rank: float | None = 0.6, **kw) -> dict:
 # the rules compared: the grouping before the second pass that completes rectangles, and now
 RULES = (("before", {"rect_angle": None}), ("current", {}))
 # with a deck profile the reader holds different ranks apart only from a score of 0.8
-# (`CardReader.deck_sure_rank`) instead of 0.6
+# (`CardReader.deck_sure_rank`) instead of 0.6, and drops a card of one index that the
+# classifier calls "not an index" (`CardReader.deck_lone_none`)
 DECK_RULES = (
     ("before", {"rect_angle": None}),
     ("rectangles", {}),
-    ("current", {"sure_rank": 0.8}),
+    ("sure 0.8", {"sure_rank": 0.8}),
+    ("current", {"sure_rank": 0.8, "lone_none": 0.1}),
 )
 
 
@@ -275,8 +277,9 @@ def main(argv: list[str] | None = None) -> int:
             "a card width; deck-large = the same with cards 60-90% of the frame; deck-cross = "
             "an overlapping pair read with the profile of another letter design (weaker "
             "matches, as on a real table). before = no rectangle pass; rectangles = with it; "
-            "current = with it and different ranks held apart only from a score of 0.8 "
-            "(`CardReader.deck_sure_rank`, was 0.6).",
+            "sure 0.8 = also different ranks held apart only from a score of 0.8 "
+            "(`CardReader.deck_sure_rank`, was 0.6); current = also a card of one index "
+            "dropped when its 'not an index' score is 0.1 or more (`deck_lone_none`).",
             DECK_RULES,
         )
     print("\n".join(lines))

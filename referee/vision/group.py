@@ -21,6 +21,8 @@ class Corner:
     confidence: float
     box: tuple[float, float, float, float]
     centre: tuple[float, float] | None = None
+    #: the rank classifier's "not an index" score for this site (0 without the classifier)
+    none: float = 0.0
 
     @property
     def size(self) -> float:
@@ -114,6 +116,7 @@ def group_corners(
     rect_angle: float | None = 15.0,
     rect_centre: float = 0.9,
     rect_own: float = 0.5,
+    lone_none: float | None = None,
 ) -> list[CardGroup]:
     """Cluster corner indices into cards.
 
@@ -130,8 +133,10 @@ def group_corners(
     ``sure_rank``, two sites whose ranks differ while both are at least that confident are
     never one card (a card prints one rank; for a reader whose rank scores can be trusted
     that far). A second pass (``rect_angle``, None = off) joins a lone index to a card of
-    2-3 indices whose corners it completes (:func:`_complete_rectangles`). The thresholds
-    were chosen on synthetic scenes (``bench.vision.grouping``).
+    2-3 indices whose corners it completes (:func:`_complete_rectangles`). With
+    ``lone_none``, a card of one index whose "not an index" score (``Corner.none``) is at
+    least that is dropped while another card remains: nothing else on the card backs it up.
+    The thresholds were chosen on synthetic scenes (``bench.vision.grouping``).
     """
     sites = _sites(corners)
 
@@ -182,6 +187,10 @@ def group_corners(
             sites, clusters, rect_angle, rect_centre, rect_own, min_apart, sure_rank
         )
     groups = [CardGroup([c for i in cl for c in sites[i]]) for cl in clusters]
+    if lone_none is not None:
+        backed = [g for g in groups if len(g.corners) > 1 or g.corners[0].none < lone_none]
+        if backed:
+            groups = backed
     groups.sort(key=lambda g: (g.box[0], g.box[1]))
     return groups
 

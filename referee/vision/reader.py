@@ -65,7 +65,10 @@ class CardReader:
     one card (:func:`referee.vision.group.group_corners`). Reading with a deck profile
     (``deck_sure_rank``) the scores mix in exemplar votes, so a site's score is a softer
     claim and the bar is higher (0.8, chosen on synthetic calibrated German-letter decks,
-    ``bench.vision.grouping``).
+    ``bench.vision.grouping``). The profile also halves every site's "not an index" score
+    (so that exemplars can rescue letters the classifier never saw); a card of one index
+    whose halved score is still ``deck_lone_none`` (0.1, same synthetic decks) is dropped
+    while another card remains, as nothing else on the card backs it up.
     """
 
     def __init__(
@@ -82,6 +85,7 @@ class CardReader:
         none_drop: float = 0.5,
         sure_rank: float | None = 0.6,
         deck_sure_rank: float | None = 0.8,
+        deck_lone_none: float | None = 0.1,
     ) -> None:
         from referee.vision.ultra import ultralytics
 
@@ -116,6 +120,7 @@ class CardReader:
         self.none_drop = none_drop
         self.sure_rank = sure_rank
         self.deck_sure_rank = deck_sure_rank
+        self.deck_lone_none = deck_lone_none
 
     # ---------------------------------------------------------------- one frame
     def corners(self, image_bgr: np.ndarray, conf: float | None = None) -> list[Corner]:
@@ -154,11 +159,12 @@ class CardReader:
         elif self.ranker is not None:
             corners = self.rerank(image_bgr, corners)
             reranked = True
-        sure = None
+        sure = lone = None
         if reranked:
             calibrated = getattr(self.deck, "uses_ranker", False)
             sure = self.deck_sure_rank if calibrated else self.sure_rank
-        groups = group_corners(corners, sure_rank=sure)
+            lone = self.deck_lone_none if calibrated else None
+        groups = group_corners(corners, sure_rank=sure, lone_none=lone)
         h, w = image_bgr.shape[:2]
         cards = [
             SeenCard(g.rank, None, g.confidence, _clip(g.box, w, h))
@@ -200,7 +206,7 @@ class CardReader:
                 continue
             best = int(np.argmax(score))
             top = tops[k]
-            out.append(Corner(RANK_CLASSES[best], float(score[best]), top.box, top.centre))
+            out.append(Corner(RANK_CLASSES[best], float(score[best]), top.box, top.centre, none))
         return out
 
     # ---------------------------------------------------------------- camera
