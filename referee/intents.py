@@ -22,7 +22,7 @@ from typing import Any
 from referee.game.cards import RANKS
 
 COUNT_WORDS: dict[str, int] = {
-    "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+    "zero": 0, "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }  # fmt: skip
 #: a rank said alone is a claim of one card; only ranks whose word is not also a count
@@ -190,10 +190,11 @@ def parse(text: str, players: Sequence[str] = ()) -> Intent:
         return Intent("verdict", honest=True)
     if any(t in LIE_WORDS for t in tokens):
         return Intent("verdict", honest=False)
-    if names:
+    if len({name for _, name in names}) == 1:  # "Dev Cara" names nobody in particular
         return Intent("name", name=names[0][1])
     if len(tokens) == 1 and (tokens[0] in COUNT_WORDS or tokens[0].isdigit()):
-        return Intent("count", count=COUNT_WORDS.get(tokens[0]) or int(tokens[0]))
+        count = COUNT_WORDS[tokens[0]] if tokens[0] in COUNT_WORDS else int(tokens[0])
+        return Intent("count", count=count)
     if len(tokens) == 1 and tokens[0] in LONE_RANKS:
         # "King." as one card goes down; number ranks alone are counts ("two" is not a 2)
         return Intent("claim", count=1, rank=LONE_RANKS[tokens[0]])

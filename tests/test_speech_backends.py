@@ -40,9 +40,9 @@ def heard(rec: Recognizer, audio: np.ndarray) -> list[dict]:
     ]
 
 
-@pytest.fixture(scope="module")
-def whisper():
-    return Recognizer(backend_name="whisper", context=ListenContext(players=PLAYERS))
+@pytest.fixture(scope="module", params=["whisper", "whisper-constrained"])
+def whisper(request):
+    return Recognizer(backend_name=request.param, context=ListenContext(players=PLAYERS))
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +63,17 @@ def test_whisper_hears_claims_calls_and_commands(whisper):
 def test_whisper_rejects_chatter(whisper):
     whisper.set_context(ListenContext.for_rank_due("7", PLAYERS))
     assert heard(whisper, spoken("the weather is lovely today", "my phone is almost dead")) == []
+
+
+@pytest.mark.parametrize(("voice", "pitch"), [("en-gb", 70), ("en-us+f3", 30)])
+def test_whisper_does_not_force_a_clear_zero_onto_the_vocabulary(whisper, voice, pitch):
+    # these voices' "zero", forced onto the legal words, reads as "liar" (a call)
+    whisper.set_context(ListenContext(players=PLAYERS))  # counts 1-4 legal, and calls
+    speech = synthesize("zero", voice=voice, speed=140, pitch=pitch)
+    audio = np.concatenate([np.zeros(SAMPLE_RATE // 2), speech * 0.1 / np.std(speech)])
+    audio = np.concatenate([audio, np.zeros(SAMPLE_RATE)]).astype(np.float32)
+    audio += np.random.default_rng(0).normal(0, 3e-4, len(audio)).astype(np.float32)
+    assert heard(whisper, audio) == []
 
 
 def test_pocketsphinx_hears_table_phrases(sphinx):

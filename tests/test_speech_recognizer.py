@@ -11,9 +11,12 @@ from referee.speech.recognizer import Recognizer
 from referee.speech.types import SAMPLE_RATE, Hypothesis
 from referee.speech.vocab import ListenContext
 
+CHATTER = "<chatter>"  # a backend's verdict: speech too long to be a game phrase
+GUESSED = "<three kings, guessed>"  # "three kings", read by forcing onto the vocabulary
+
 #: the fake backend's language: a tone's pitch stands for a phrase
 WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely today",
-         1100: "three kings", 1300: "alice cheat"}  # fmt: skip
+         1100: "three kings", 1300: "alice cheat", 1500: CHATTER, 1700: GUESSED}  # fmt: skip
 
 
 class ToneBackend:
@@ -31,7 +34,12 @@ class ToneBackend:
         spectrum = np.abs(np.fft.rfft(audio))
         freq = np.argmax(spectrum) * SAMPLE_RATE / len(audio)
         nearest = min(WORDS, key=lambda f: abs(f - freq))
-        return Hypothesis(WORDS[nearest] if abs(nearest - freq) < 60 else "", 0.9)
+        text = WORDS[nearest] if abs(nearest - freq) < 60 else ""
+        if text == CHATTER:
+            return Hypothesis("", chatter=True)
+        if text == GUESSED:
+            return Hypothesis("three kings", 0.5, guessed=True)
+        return Hypothesis(text, 0.9)
 
 
 def table(*events: tuple[float, int, float], total: float | None = None) -> np.ndarray:
@@ -161,3 +169,20 @@ def test_an_early_bare_call_that_turns_out_chatter_is_dropped():
     # an early call that named its caller was acted on at once: it stands
     named = finals(recognizer(), table((1.0, 1300, 0.45), (1.45, 900, 1.2)))
     assert [h.intent.to_dict() for h in named] == [{"type": "call", "caller": "Alice"}]
+
+
+def test_an_early_claim_stands_unless_the_whole_utterance_is_chatter_or_it_was_guessed():
+    # "three kings" read at the first pause, then the rest of the words decode to nothing
+    # legal: a clean early reading stands (the final often just caught a cough)...
+    early_then_noise = table((1.0, 1100, 0.45), (1.45, 2500, 0.6))
+    assert [h.intent.to_dict() for h in finals(recognizer(), early_then_noise)] == [
+        {"type": "claim", "count": 3, "rank": "K"}
+    ]
+    # ...but not when the whole utterance was chatter ("three kings... of them, I said")
+    early_then_chatter = table((1.0, 1100, 0.45), (1.45, 1500, 1.2))
+    heard = list(recognizer().utterances(ArraySource(early_then_chatter)))
+    assert [h.utterance.partial for h in heard] == [True]
+    # ...and not when the early reading was only a guess onto the vocabulary
+    guessed_then_noise = table((1.0, 1700, 0.45), (1.45, 2500, 0.6))
+    heard = list(recognizer().utterances(ArraySource(guessed_then_noise)))
+    assert [(h.utterance.partial, h.guessed) for h in heard] == [(True, True)]

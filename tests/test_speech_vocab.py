@@ -6,7 +6,7 @@ import pytest
 
 from referee.intents import Intent, parse
 from referee.speech.backends.sphinx import jsgf
-from referee.speech.backends.whisper import collapse_repeats
+from referee.speech.backends.whisper import collapse_repeats, compatible
 from referee.speech.vocab import ListenContext, admit, covered, max_words, phrases, prompt
 
 PLAYERS = ("Alice", "Ben")
@@ -59,6 +59,32 @@ def test_a_face_rank_said_alone_claims_one_card():
     # a number word alone stays a count: "two" is never one 2
     assert parse("two") == Intent("count", count=2)
     assert parse("the king") == Intent("unknown")
+
+
+def test_zero_is_a_number_and_two_names_are_nobody():
+    # "zero" is heard as the number it is (never a legal count), so it cannot be taken for
+    # another word; two names with nothing else do not say who
+    assert parse("zero") == Intent("count", count=0)
+    assert not admit(parse("zero"), ListenContext(players=PLAYERS))
+    assert parse("Ben", PLAYERS) == Intent("name", name="Ben")
+    assert parse("Ben Alice", PLAYERS) == Intent("unknown")
+    assert parse("Ben, Alice: cheat!", PLAYERS) == Intent("call", caller="Ben")
+
+
+@pytest.mark.parametrize(
+    ("free", "forced", "ok"),
+    [
+        ("you told me", "i doubt it", True),  # words that meant nothing: anything legal
+        ("ten", "seven", True),  # a number out of range stays a number
+        ("four", "four tens", True),  # ...or becomes the count of a claim
+        ("zero", "liar", False),  # but never a call
+        ("four", "two tens", False),
+        ("two aces", "two sevens", True),  # a claim stays a claim
+        ("two aces", "cheat", False),
+    ],
+)
+def test_a_forced_reading_only_mends_what_was_misheard(free, forced, ok):
+    assert compatible(parse(free, PLAYERS), parse(forced, PLAYERS)) is ok
 
 
 def test_intent_types_can_be_switched_off():

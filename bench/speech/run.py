@@ -56,8 +56,10 @@ def score_clip(recognizer: Recognizer, clip) -> dict:
         "set": clip.set,
         "label": clip.label,
         "heard": [h.to_dict() for h in finals],
-        # what the referee acts on: finals, and early calls that named their caller
-        "accepted": bool(finals) or any(h.intent.type == "call" and h.intent.caller for h in heard),
+        # what the referee acts on: finals, and early calls that named their caller (unless
+        # guessed onto the vocabulary: those wait for the final)
+        "accepted": bool(finals)
+        or any(h.intent.type == "call" and h.intent.caller and not h.guessed for h in heard),
     }
     if clip.expected is None:
         return out

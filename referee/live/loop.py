@@ -141,8 +141,9 @@ class LiveReferee:
         if intent.type == "call":
             # A partial call that names its caller acts at once, and its final result (same
             # onset) is not a second call. A bare "Cheat!" waits for the end of the words:
-            # asking "Who called?" over the caller's own name would mute the name.
-            if utterance.partial and intent.caller is None:
+            # asking "Who called?" over the caller's own name would mute the name. So does a
+            # call guessed onto the vocabulary: the whole utterance must confirm it.
+            if utterance.partial and (intent.caller is None or getattr(heard, "guessed", False)):
                 return
             named_late = intent.caller and self.session.state.phase == "who_called"
             if utterance.start in self._acted_calls and not named_late:

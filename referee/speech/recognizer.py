@@ -57,7 +57,7 @@ def _confirm(early: Heard | None, segment: Segment) -> Heard | None:
     named call read early is usually the cleaner reading), except a bare call: the referee
     waits for the end of the words before acting on one, and "She said..." first heard as
     "cheat" is chatter."""
-    if early is None or early.utterance.start != segment.start:
+    if early is None or early.utterance.start != segment.start or early.guessed:
         return None
     if early.intent.type == "call" and early.intent.caller is None:
         return None
@@ -165,6 +165,13 @@ class Recognizer:
         self._cached = (key, hypothesis)
         return hypothesis
 
+    def _final(self, segment: Segment, early: Heard | None) -> Heard | None:
+        """The final result for a finished utterance; an early reading stands only when the
+        whole of it was not chatter (see :func:`_confirm`)."""
+        chatter = self._recognize(segment).chatter  # decoded once: _decide reuses it
+        heard = self._decide(segment, partial=False)
+        return heard if heard is not None or chatter else _confirm(early, segment)
+
     def _decide(self, segment: Segment, partial: bool) -> Heard | None:
         hypothesis = self._recognize(segment)
         if not hypothesis.text:
@@ -175,7 +182,7 @@ class Recognizer:
         utterance = Utterance(
             segment.start, segment.end, hypothesis.text, hypothesis.confidence, partial
         )
-        return Heard(utterance, intent, decided_at=self.busy_until)
+        return Heard(utterance, intent, decided_at=self.busy_until, guessed=hypothesis.guessed)
 
     def utterances(self, source: Iterable[Chunk]) -> Iterator[Heard]:
         """Everything legal said in ``source``, as soon as it is known.
@@ -223,7 +230,7 @@ class Recognizer:
                 if segmenter.in_speech and not was_speaking:
                     last_partial, called_early = 0.0, False
                 if finished is not None:
-                    heard = self._decide(finished, partial=False) or _confirm(early, finished)
+                    heard = self._final(finished, early)
                     if heard is not None:
                         yield heard
                     early = None
@@ -246,6 +253,6 @@ class Recognizer:
                         yield heard
         current = segmenter.current()
         if current is not None:
-            heard = self._decide(current, partial=False) or _confirm(early, current)
+            heard = self._final(current, early)
             if heard is not None:
                 yield heard

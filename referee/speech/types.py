@@ -39,6 +39,8 @@ class Heard:
     intent: Intent
     #: audio time at which the recognizer knew this (decoding time included), for latency
     decided_at: float | None = None
+    #: read by forcing the words onto the vocabulary (see :class:`Hypothesis`)
+    guessed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The ``referee listen`` JSON object."""
@@ -58,7 +60,15 @@ class Heard:
 
 @dataclass(frozen=True)
 class Hypothesis:
-    """A backend's best guess for one stretch of audio; ``text`` is empty when it heard nothing."""
+    """A backend's best guess for one stretch of audio; ``text`` is empty when it heard nothing.
+
+    ``chatter`` marks speech that was heard but is no table talk (longer than any legal
+    phrase): whatever was read early from the same words does not stand either. ``guessed``
+    marks a reading forced onto the legal vocabulary after the free reading was not legal:
+    read early, it stands only if the whole utterance confirms it.
+    """
 
     text: str
     confidence: float | None = None
+    chatter: bool = False
+    guessed: bool = False
