@@ -205,7 +205,7 @@ def write_report(results: dict, meta: dict, out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.speech", description=__doc__)
-    parser.add_argument("--backends", default="whisper,pocketsphinx")
+    parser.add_argument("--backends", default="whisper,whisper-constrained,pocketsphinx")
     parser.add_argument("--vosk-model", help="score Vosk too, with this (English) model")
     parser.add_argument("--per-set", type=int, default=96, help="synthetic clips per set")
     parser.add_argument("--real-limit", type=int, default=0, help="subsample real clips (0: all)")
