@@ -23,7 +23,7 @@ import numpy as np
 
 from referee.intents import Intent, normalize, parse
 from referee.speech.types import SAMPLE_RATE, Hypothesis
-from referee.speech.vocab import ListenContext, admit, max_words, phrases, prompt
+from referee.speech.vocab import ListenContext, admit, covered, max_words, phrases, prompt
 
 MAX_NEW_TOKENS = 14
 #: constrained mode: how much less likely (mean log-prob) the vocabulary-only reading may be
@@ -34,6 +34,10 @@ RESCORE_MARGIN = 0.1
 FORCED_FLOOR = -0.8
 #: constrained mode: a free reading less likely than this is noise, not a near miss
 FREE_FLOOR = -2.0
+#: a reading less sure than this (token probability x speech probability) is dropped: in
+#: noise, whisper reads short bursts as the prompt's own phrases ("two sevens") at 0.08-0.13;
+#: chosen on synthetic speech in noise (best of 0.05-0.2)
+MIN_CONFIDENCE = 0.15
 
 
 def compatible(free: Intent, forced: Intent) -> bool:
@@ -80,6 +84,7 @@ class WhisperBackend:
         threads: int = 2,
         window_s: float = 6.0,
         no_speech_max: float = 0.6,
+        min_confidence: float = MIN_CONFIDENCE,
         constrained: bool = False,
     ):
         import ctranslate2
@@ -98,6 +103,7 @@ class WhisperBackend:
         self.features = FeatureExtractor(feature_size=self.model.n_mels)
         self.window_s = window_s
         self.no_speech_max = no_speech_max
+        self.min_confidence = min_confidence
         self.constrained = constrained
         self.set_context(ListenContext())
 
@@ -151,7 +157,8 @@ class WhisperBackend:
         if len(text.split()) > self.max_words:
             return Hypothesis("", chatter=True)  # chatter, or the prompt looping back
         free = parse(text, self.ctx.players)
-        if self.constrained and not admit(free, self.ctx) and result.scores[0] >= FREE_FLOOR:
+        legal = covered(text, self.ctx) and admit(free, self.ctx)
+        if self.constrained and not legal and result.scores[0] >= FREE_FLOOR:
             # decode again with only the vocabulary's tokens; keep it when it is about as
             # likely as the free reading (a near miss, not different words), likely enough
             # on its own, and not another kind of thing than what was clearly heard
@@ -165,6 +172,8 @@ class WhisperBackend:
             ):
                 result, text, guessed = forced, forced_text, True
         confidence = math.exp(result.scores[0]) * (1.0 - result.no_speech_prob)
+        if confidence < self.min_confidence:
+            return Hypothesis("")  # most often noise read as the prompt's words
         return Hypothesis(text, confidence, guessed=guessed)
 
 

@@ -1,0 +1,89 @@
+"""What the constrained whisper backend keeps, given what its decoder read.
+
+The decoder's readings are canned (free reading, and the reading forced onto the legal
+words, each with its mean log-probability and no-speech probability), so each rule is
+checked on its own: the real model only supplies the encoder the backend runs first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from referee.speech.backends.whisper import ConstrainedWhisperBackend
+from referee.speech.types import SAMPLE_RATE
+from referee.speech.vocab import ListenContext
+
+PLAYERS = ("Alice", "Ben", "Cara")
+
+
+@dataclass
+class Reading:
+    """Stands for one ctranslate2 generation result."""
+
+    text: str
+    score: float
+    no_speech: float = 0.02
+
+    @property
+    def scores(self) -> list[float]:
+        return [self.score]
+
+    @property
+    def no_speech_prob(self) -> float:
+        return self.no_speech
+
+
+@pytest.fixture(scope="module")
+def backend():
+    return ConstrainedWhisperBackend()
+
+
+def decide(backend, free: Reading, forced: Reading | None = None, rank_due: str = "7"):
+    backend.set_context(ListenContext.for_rank_due(rank_due, PLAYERS))
+    backend._generate = lambda encoded, suppress=None: forced if suppress else free
+    backend._text = lambda reading: reading.text
+    return backend.decode(np.zeros(SAMPLE_RATE // 2, np.float32))
+
+
+def test_a_near_miss_is_mended_and_marked_guessed(backend):
+    h = decide(backend, Reading("ball shit", -0.6), Reading("bullshit", -0.3))
+    assert (h.text, h.guessed) == ("bullshit", True)
+
+
+def test_a_call_with_a_misheard_name_is_read_again(backend):
+    # "cheat" parses as a call, but "artless" is no word of the game: not legal as heard
+    h = decide(backend, Reading("cheat artless", -0.5), Reading("cheat alice", -0.4))
+    assert (h.text, h.guessed) == ("cheat alice", True)
+
+
+def test_a_legal_reading_is_kept_as_heard(backend):
+    h = decide(backend, Reading("three sevens", -0.3), Reading("two sevens", -0.1))
+    assert (h.text, h.guessed) == ("three sevens", False)
+
+
+@pytest.mark.parametrize(
+    ("free", "forced", "why"),
+    [
+        (Reading("zero", -1.1), Reading("liar", -0.7), "a clear number never becomes a call"),
+        (Reading("i know", -0.7), Reading("i doubt it", -0.95), "forced reading too unlikely"),
+        (Reading("what's next all", -0.5), Reading("one next score", -0.7), "much less likely"),
+        (Reading("stop", -2.4), Reading("two sevens", -0.7), "the free reading was noise"),
+    ],
+)
+def test_a_forced_reading_is_refused(backend, free, forced, why):
+    h = decide(backend, free, forced)
+    assert h.text in ("", free.text) and not h.guessed, why  # the recognizer drops it
+
+
+def test_chatter_is_marked_and_never_forced(backend):
+    h = decide(backend, Reading("did you watch the match last night", -0.4), Reading("cheat", 0))
+    assert (h.text, h.chatter) == ("", True)
+
+
+def test_an_unsure_reading_is_dropped(backend):
+    # noise read as the prompt's own words: legal, but unsure
+    assert not decide(backend, Reading("two sevens", -1.8, no_speech=0.46)).text
+    assert decide(backend, Reading("two sevens", -0.9, no_speech=0.1)).text == "two sevens"
