@@ -124,22 +124,31 @@ def test_a_card_filling_the_frame_is_one_card(reader, decks):
             assert got == [rank], f"{deck.name} {code} turned {turn}: read {got}"
 
 
+def seeing(reader, corners):
+    """A copy of ``reader`` whose detector and classifier found exactly ``corners``."""
+    import copy
+
+    r = copy.copy(reader)
+    r.corners = lambda image, conf=None: list(corners)
+    r.rerank = lambda image, found: found
+    return r
+
+
 def test_a_deck_profile_raises_the_score_that_holds_two_ranks_apart(reader):
     # a 7 and a 9 whose predicted centres coincide, both read at 0.7: two cards for the plain
     # reader (both sure); with a deck profile, whose scores mix in exemplar votes, 0.7 is not
     # sure enough to split what the geometry joins
-    import copy
     from types import SimpleNamespace
 
     from referee.vision.group import Corner
 
-    cs = [
-        Corner("7", 0.7, (40, 60, 60, 100), (100, 150)),
-        Corner("9", 0.7, (140, 200, 160, 240), (100, 150)),
-    ]
-    r = copy.copy(reader)
-    r.corners = lambda image, conf=None: list(cs)
-    r.rerank = lambda image, corners: corners
+    r = seeing(
+        reader,
+        [
+            Corner("7", 0.7, (40, 60, 60, 100), (100, 150)),
+            Corner("9", 0.7, (140, 200, 160, 240), (100, 150)),
+        ],
+    )
     frame = np.zeros((300, 200, 3), np.uint8)
     assert r.read(frame).ranks == ["7", "9"]
     r.deck = SimpleNamespace(uses_ranker=True, detect_conf=0.15)
@@ -150,19 +159,18 @@ def test_a_deck_profile_raises_the_score_that_holds_two_ranks_apart(reader):
 
 def test_a_deck_profile_drops_a_lone_index_called_not_an_index(reader):
     # a queen's two corners and one pip-like site whose halved "not an index" score is 0.2
-    import copy
     from types import SimpleNamespace
 
     from referee.vision.group import Corner
 
-    cs = [
-        Corner("Q", 0.9, (40, 60, 60, 100), (100, 150)),
-        Corner("Q", 0.8, (140, 200, 160, 240), (100, 150)),
-        Corner("7", 0.5, (300, 100, 310, 120), (350, 180), none=0.2),
-    ]
-    r = copy.copy(reader)
-    r.corners = lambda image, conf=None: list(cs)
-    r.rerank = lambda image, corners: corners
+    r = seeing(
+        reader,
+        [
+            Corner("Q", 0.9, (40, 60, 60, 100), (100, 150)),
+            Corner("Q", 0.8, (140, 200, 160, 240), (100, 150)),
+            Corner("7", 0.5, (300, 100, 310, 120), (350, 180), none=0.2),
+        ],
+    )
     frame = np.zeros((300, 400, 3), np.uint8)
     assert r.read(frame).ranks == ["7", "Q"]
     r.deck = SimpleNamespace(uses_ranker=True, detect_conf=0.15)
