@@ -14,6 +14,7 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,16 @@ def make_recognizer(args: argparse.Namespace) -> Any:
     return build(args.backend, **options)
 
 
+def warn_about_names(recognizer: Any, players: Sequence[str]) -> None:
+    """Print which players' names the recognizer may mix up (espeak-ng probes, ~1 s a name)."""
+    from referee.speech.names import confusable_names, warnings
+    from referee.speech.synth import espeak_available
+
+    if espeak_available():
+        for line in warnings(confusable_names(recognizer, players), players):
+            print(f"referee: warning: {line}", file=sys.stderr, flush=True)
+
+
 def make_audio(args: argparse.Namespace) -> Any:
     from referee.speech.audio import MicSource, WavSource
 
@@ -161,10 +172,13 @@ def run(args: argparse.Namespace) -> int:
     audio = make_audio(args)
     session = open_session(args)
     camera, reader = make_eyes(args)
+    recognizer = make_recognizer(args)
+    if not args.audio:  # a real table: say which names the ears may mix up
+        warn_about_names(recognizer, session.state.players)
     voice = Voice(args.tts_out)
     window = None if args.no_window else Window()
     referee = LiveReferee(
-        session, make_recognizer(args), audio, camera=camera, reader=reader, voice=voice,
+        session, recognizer, audio, camera=camera, reader=reader, voice=voice,
         window=window, keys=_keyboard() if args.keys else None, on_say=_printer(args.json),
     )  # fmt: skip
     try:
