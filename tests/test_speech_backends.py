@@ -13,7 +13,7 @@ import pytest
 from referee.cli import UserError
 from referee.speech.audio import ArraySource
 from referee.speech.recognizer import Recognizer
-from referee.speech.synth import espeak_available, synthesize
+from referee.speech.synth import espeak_available, padded, synthesize
 from referee.speech.types import SAMPLE_RATE
 from referee.speech.vocab import ListenContext
 
@@ -70,9 +70,7 @@ def test_whisper_does_not_force_a_clear_zero_onto_the_vocabulary(whisper, voice,
     # these voices' "zero", forced onto the legal words, reads as "liar" (a call)
     whisper.set_context(ListenContext(players=PLAYERS))  # counts 1-4 legal, and calls
     speech = synthesize("zero", voice=voice, speed=140, pitch=pitch)
-    audio = np.concatenate([np.zeros(SAMPLE_RATE // 2), speech * 0.1 / np.std(speech)])
-    audio = np.concatenate([audio, np.zeros(SAMPLE_RATE)]).astype(np.float32)
-    audio += np.random.default_rng(0).normal(0, 3e-4, len(audio)).astype(np.float32)
+    audio = padded(speech, lead_s=0.5, tail_s=1.0, level=0.1, noise=3e-4)
     assert heard(whisper, audio) == []
 
 

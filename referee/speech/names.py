@@ -14,8 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from referee.speech.audio import ArraySource
-from referee.speech.synth import synthesize
-from referee.speech.types import SAMPLE_RATE
+from referee.speech.synth import padded, synthesize
 from referee.speech.vocab import NUMBER_WORDS, ListenContext
 
 #: a few accents and speeds: enough to catch names that sound alike, quick at start-up
@@ -24,10 +23,7 @@ PROBES: tuple[tuple[str, int], ...] = (("en-us", 160), ("en-gb", 190), ("en-gb-x
 
 def _spoken(name: str, voice: str, speed: int) -> np.ndarray:
     speech = synthesize(name, voice=voice, speed=speed)
-    speech = speech * (0.1 / max(float(np.sqrt(np.mean(speech**2))), 1e-6))
-    quiet = np.zeros(SAMPLE_RATE // 2, np.float32)
-    audio = np.concatenate([quiet, speech.astype(np.float32), quiet, quiet])
-    return audio + np.random.default_rng(0).normal(0, 3e-4, len(audio)).astype(np.float32)
+    return padded(speech, lead_s=0.5, tail_s=1.0, level=0.1, noise=3e-4)
 
 
 def confusable_names(

@@ -56,9 +56,27 @@ def synthesize_to_wav(
 ) -> Path:
     """Write ``text`` spoken by espeak-ng to a 16 kHz mono wav with silence around it."""
     speech = synthesize(text, voice=voice, speed=speed, pitch=pitch)
+    return write_wav(path, padded(speech, lead_s=lead_s, tail_s=tail_s))
+
+
+def padded(
+    speech: np.ndarray,
+    *,
+    lead_s: float = 0.5,
+    tail_s: float = 0.5,
+    level: float | None = None,
+    noise: float = 0.0,
+) -> np.ndarray:
+    """``speech`` with quiet around it, scaled to ``level`` RMS when given, over a seeded
+    noise floor of ``noise`` RMS when given (digital silence is not a room)."""
+    if level is not None:
+        speech = speech * (level / max(float(np.sqrt(np.mean(speech**2))), 1e-6))
     lead = np.zeros(int(lead_s * SAMPLE_RATE), np.float32)
     tail = np.zeros(int(tail_s * SAMPLE_RATE), np.float32)
-    return write_wav(path, np.concatenate([lead, speech, tail]))
+    audio = np.concatenate([lead, speech.astype(np.float32), tail])
+    if noise:
+        audio = audio + np.random.default_rng(0).normal(0, noise, len(audio)).astype(np.float32)
+    return audio
 
 
 def _trim(samples: np.ndarray, threshold: float = 1e-3) -> np.ndarray:
