@@ -1,8 +1,9 @@
 """What the constrained whisper backend keeps, given what its decoder read.
 
-The decoder's readings are canned (free reading, and the reading forced onto the legal
-words, each with its mean log-probability and no-speech probability), so each rule is
-checked on its own: the real model only supplies the encoder the backend runs first.
+The decoder's readings are canned (free reading, and the reading held to the legal
+phrases, each with its mean log-probability; the free one with its no-speech probability),
+so each rule is checked on its own: the real model only supplies the encoder the backend runs
+first.
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ def backend():
 
 def decide(backend, free: Reading, forced: Reading | None = None, rank_due: str = "7"):
     backend.set_context(ListenContext.for_rank_due(rank_due, PLAYERS))
-    backend._generate = lambda encoded, suppress=None: forced if suppress else free
+    backend._generate = lambda encoded: free
     backend._text = lambda reading: reading.text
+    backend._forced = lambda encoded: (forced.text, forced.score) if forced else ("", -99.0)
     return backend.decode(np.zeros(SAMPLE_RATE // 2, np.float32))
 
 
@@ -68,8 +70,9 @@ def test_a_legal_reading_is_kept_as_heard(backend):
     ("free", "forced", "why"),
     [
         (Reading("zero", -1.1), Reading("liar", -0.7), "a clear number never becomes a call"),
-        (Reading("i know", -0.7), Reading("i doubt it", -0.95), "forced reading too unlikely"),
-        (Reading("what's next all", -0.5), Reading("one next score", -0.7), "much less likely"),
+        (Reading("i know", -0.7), Reading("i doubt it", -2.3), "forced reading too unlikely"),
+        (Reading("what's next all", -0.5), Reading("what's the score", -1.8), "much less likely"),
+        (Reading("good", -1.1), Reading("ben", -1.2), "spelled nothing alike: another word"),
         (Reading("stop", -2.4), Reading("two sevens", -0.7), "the free reading was noise"),
     ],
 )

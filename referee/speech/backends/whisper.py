@@ -9,31 +9,45 @@ treated as chatter (or the prompt looping back) and dropped.
 
 ``whisper-constrained`` (the default) mends near misses: when the free reading is not legal
 ("ball shit", "free deck", "ten" where counts stop at nine), the same encoding is read
-again with only the vocabulary's tokens allowed. The forced reading is kept only when it is
-about as likely as the free one and likely enough on its own, when the free one was not mere
-noise, and when it keeps what was clearly heard (a clear "zero" is never forced onto "liar").
-It is marked ``guessed``: read early, it needs the whole utterance to confirm it.
+again, held to the legal phrases (:mod:`referee.speech.grammar`): a greedy walk down the tree
+of their tokens, scored with the decoder's own, unconstrained log-probabilities, so the forced
+reading's score says how likely the decoder found it, comparable with the free one's. It is
+kept only when it is a near miss (spelled somewhat alike, not far less likely than the free
+reading), likely enough on its own, when the free one was not mere noise, and when it keeps
+what was clearly heard (a clear "zero" is never forced onto "liar"). It is marked
+``guessed``: read early, it needs the whole utterance to confirm it.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 
 import numpy as np
 
 from referee.intents import Intent, normalize, parse
+from referee.speech import grammar
 from referee.speech.types import SAMPLE_RATE, Hypothesis
-from referee.speech.vocab import ListenContext, admit, covered, max_words, phrases, prompt
+from referee.speech.vocab import ListenContext, admit, covered, max_words, prompt
 
 MAX_NEW_TOKENS = 14
-#: constrained mode: how much less likely (mean log-prob) the vocabulary-only reading may be
-RESCORE_MARGIN = 0.1
-#: constrained mode: the vocabulary-only reading must also be this likely (mean log-prob) on
-#: its own; chosen on synthetic speech, where it kept 90% of the right re-readings of game
-#: phrases and dropped 62% of the re-readings forced onto table chatter
-FORCED_FLOOR = -0.8
+#: constrained mode: how much less likely (mean log-prob) the reading held to the legal
+#: phrases may be than the free reading. With FORCED_FLOOR, chosen on synthetic speech (game
+#: phrases clean, in noise and babble; chatter; short non-game words) among margins 0.3-2.0
+#: and floors -1.0 to -2.0: the most game phrases read right at no more false accepts
+RESCORE_MARGIN = 1.0
+#: constrained mode: the reading held to the legal phrases must also be this likely (mean
+#: log-prob) on its own
+FORCED_FLOOR = -2.0
 #: constrained mode: a free reading less likely than this is noise, not a near miss
 FREE_FLOOR = -2.0
+#: constrained mode: how alike the two readings must be spelled (0-1, letters in common), so
+#: that a near miss is mended ("chaita": "cheater") but another word is not ("good": "Ben").
+#: On synthetic speech 0.2 took short non-game words accepted from 11 to 8 of 94 for 3 of 384
+#: game phrases (0.3-0.4 cost more phrases for little more)
+MIN_LIKENESS = 0.2
+#: constrained mode: decoder calls one forced reading may take (one per fork in the tree)
+MAX_GRAMMAR_STEPS = 10
 #: a reading less sure than this (token probability x speech probability) is dropped: in
 #: noise, whisper reads short bursts as the prompt's own phrases ("two sevens") at 0.08-0.13;
 #: chosen on synthetic speech in noise (best of 0.05-0.2)
@@ -47,6 +61,11 @@ def compatible(free: Intent, forced: Intent) -> bool:
     if free.type == "unknown" or forced.type == free.type:
         return True
     return free.type == "count" and forced.type == "claim" and forced.count == free.count
+
+
+def likeness(heard: str, forced: str) -> float:
+    """How alike two readings are spelled, 0-1 (spaces ignored)."""
+    return difflib.SequenceMatcher(None, heard.replace(" ", ""), forced.replace(" ", "")).ratio()
 
 
 def _model_path() -> str:
@@ -105,6 +124,10 @@ class WhisperBackend:
         self.no_speech_max = no_speech_max
         self.min_confidence = min_confidence
         self.constrained = constrained
+        self.end_tokens = [
+            self.tokenizer.eot,
+            *(self.hf.encode(mark, add_special_tokens=False).ids[0] for mark in ".!?"),
+        ]
         self.set_context(ListenContext())
 
     def set_context(self, ctx: ListenContext) -> list[str]:
@@ -113,17 +136,14 @@ class WhisperBackend:
         tok = self.tokenizer
         text_ids = self.hf.encode(" " + prompt(ctx), add_special_tokens=False).ids
         self.prompt_ids = [tok.sot_prev, *text_ids[-200:], *tok.sot_sequence, tok.no_timestamps]
-        self.suppress: list[int] = []
         if self.constrained:
-            allowed = set(self.hf.encode(" .!,?", add_special_tokens=False).ids)
-            for phrase in phrases(ctx):
-                for form in (phrase, phrase.capitalize()):
-                    for text in (" " + form, " " + form + ".", " " + form + "!", form):
-                        allowed.update(self.hf.encode(text, add_special_tokens=False).ids)
-            self.suppress = [i for i in range(tok.eot) if i not in allowed]
+            self.grammar = grammar.build(
+                lambda text: self.hf.encode(text, add_special_tokens=False).ids,
+                grammar.spoken_phrases(ctx),
+            )
         return []
 
-    def _generate(self, encoded, suppress: list[int] | None = None):
+    def _generate(self, encoded):
         return self.model.generate(
             encoded,
             [self.prompt_ids],
@@ -132,14 +152,61 @@ class WhisperBackend:
             return_scores=True,
             return_no_speech_prob=True,
             suppress_blank=True,
-            suppress_tokens=[-1, *(suppress or [])],
+            suppress_tokens=[-1],
         )[0]
 
+    def _log_probs(self, encoded, tokens: list[int]) -> np.ndarray:
+        """Log-probabilities of the next token at each point of ``tokens`` and after it: one
+        decoder pass, ``tokens`` forced, shape ``(len(tokens) + 1, vocabulary)``."""
+        result = self.model.generate(
+            encoded,
+            [self.prompt_ids + tokens],
+            beam_size=1,
+            max_length=len(self.prompt_ids) + len(tokens),
+            return_logits_vocab=True,
+            suppress_blank=False,
+            suppress_tokens=[],
+        )[0]
+        logits = np.asarray(result.logits[0], dtype=np.float64)
+        logits = logits.reshape(-1, logits.shape[-1])[: len(tokens) + 1]
+        top = logits.max(axis=1, keepdims=True)
+        return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
+
+    def _forced(self, encoded) -> tuple[str, float]:
+        """The legal phrase the decoder finds likeliest, walking the grammar greedily, and
+        its mean log-prob (its tokens and its end); ("", -inf) if none was reached.
+
+        A decoder pass is needed only where the tree forks (or a phrase may end): between
+        forks the path is known, and the next pass scores those tokens too.
+        """
+        tokens: list[int] = []
+        node = self.grammar
+        for _ in range(MAX_GRAMMAR_STEPS):
+            while len(node.children) == 1 and not node.terminal:
+                token, node = next(iter(node.children.items()))
+                tokens.append(token)
+            log_probs = self._log_probs(encoded, tokens)
+            step = log_probs[len(tokens)]
+            options = list(node.children)
+            if node.terminal:
+                options += [t for t in self.end_tokens if t not in node.children]
+            best = max(options, key=lambda t: step[t])
+            if best not in node.children:  # the phrase ends here
+                path = [log_probs[i, t] for i, t in enumerate(tokens)] + [step[best]]
+                return self._text_of(tokens), float(np.mean(path))
+            tokens.append(best)
+            node = node.children[best]
+        return "", -math.inf
+
     def _text(self, result) -> str:
-        ids = [i for i in result.sequences_ids[0] if i < self.tokenizer.eot]
+        return self._text_of(result.sequences_ids[0])
+
+    def _text_of(self, ids: list[int]) -> str:
+        ids = [i for i in ids if i < self.tokenizer.eot]
         return " ".join(collapse_repeats(normalize(self.hf.decode(ids)).split()))
 
-    def decode(self, audio: np.ndarray) -> Hypothesis:
+    def encode(self, audio: np.ndarray):
+        """The encoder's reading of ``audio`` (in a window of at least ``window_s``)."""
         import ctranslate2
 
         seconds = min(30.0, max(self.window_s, math.ceil(len(audio) / SAMPLE_RATE + 0.5)))
@@ -147,9 +214,12 @@ class WhisperBackend:
         padded = np.zeros(int(seconds * SAMPLE_RATE) + 400, np.float32)
         padded[: min(len(audio), len(padded))] = audio[: len(padded)]
         mel = self.features(padded, padding=0)[:, :frames]
-        encoded = self.model.encode(
+        return self.model.encode(
             ctranslate2.StorageView.from_array(np.ascontiguousarray(mel[None])), to_cpu=True
         )
+
+    def decode(self, audio: np.ndarray) -> Hypothesis:
+        encoded = self.encode(audio)
         result = self._generate(encoded)
         if result.no_speech_prob > self.no_speech_max:
             return Hypothesis("")
@@ -158,27 +228,27 @@ class WhisperBackend:
             return Hypothesis("", chatter=True)  # chatter, or the prompt looping back
         free = parse(text, self.ctx.players)
         legal = covered(text, self.ctx) and admit(free, self.ctx)
-        if self.constrained and not legal and result.scores[0] >= FREE_FLOOR:
-            # decode again with only the vocabulary's tokens; keep it when it is about as
-            # likely as the free reading (a near miss, not different words), likely enough
-            # on its own, and not another kind of thing than what was clearly heard
-            forced = self._generate(encoded, self.suppress)
-            forced_text = self._text(forced)
-            score = forced.scores[0]
+        score = result.scores[0]
+        if self.constrained and not legal and score >= FREE_FLOOR:
+            # read again, held to the legal phrases; keep it when it is a near miss (spelled
+            # alike, not far less likely than the free reading), likely enough on its own,
+            # and not another kind of thing than what was clearly heard
+            forced_text, forced_score = self._forced(encoded)
             if (
-                score >= result.scores[0] - RESCORE_MARGIN
-                and score >= FORCED_FLOOR
+                likeness(text, forced_text) >= MIN_LIKENESS
+                and forced_score >= score - RESCORE_MARGIN
+                and forced_score >= FORCED_FLOOR
                 and compatible(free, parse(forced_text, self.ctx.players))
             ):
-                result, text, guessed = forced, forced_text, True
-        confidence = math.exp(result.scores[0]) * (1.0 - result.no_speech_prob)
+                text, score, guessed = forced_text, forced_score, True
+        confidence = math.exp(score) * (1.0 - result.no_speech_prob)
         if confidence < self.min_confidence:
             return Hypothesis("")  # most often noise read as the prompt's words
         return Hypothesis(text, confidence, guessed=guessed)
 
 
 class ConstrainedWhisperBackend(WhisperBackend):
-    """Whisper that, when its free reading is not legal, re-reads with only legal tokens
+    """Whisper that, when its free reading is not legal, reads again held to the legal phrases
     (the default backend: it measured best on real count words, see bench/speech)."""
 
     name = "whisper-constrained"

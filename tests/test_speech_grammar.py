@@ -1,0 +1,97 @@
+"""The tree of legal phrases that the constrained whisper backend walks, and the walk itself."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from referee.intents import normalize
+from referee.speech import grammar
+from referee.speech.synth import espeak_available, padded, synthesize
+from referee.speech.vocab import PHASE_INTENTS, ListenContext
+
+PLAYERS = ("Alice", "Ben", "Cara")
+PLAY = ListenContext.for_rank_due("7", PLAYERS, intents=PHASE_INTENTS["play"])
+
+
+def letters(text: str) -> list[int]:
+    """A stand-in tokenizer: one token per character."""
+    return [ord(c) for c in text]
+
+
+def spelled(node: grammar.Node, prefix: str = "") -> set[str]:
+    """Every string that ends on a terminal node of the tree."""
+    found = {prefix} if node.terminal else set()
+    for token, child in node.children.items():
+        found |= spelled(child, prefix + chr(token))
+    return found
+
+
+def test_surface_forms_are_written_as_a_decoder_writes():
+    assert {"Ben, cheat", "ben cheat", "Ben cheat", "ben, Cheat"} <= set(
+        grammar.surface_forms("ben cheat")
+    )
+    assert "B.S." in grammar.surface_forms("b s")
+    assert grammar.surface_forms("i doubt it") == ["I doubt it"]
+
+
+def test_spoken_phrases_hold_what_is_legal_now_and_nothing_else():
+    legal = grammar.spoken_phrases(PLAY)
+    assert {"two sevens", "a seven", "what's the score", "cheat ben", "pass"} <= set(legal)
+    assert "two kings" not in legal and "five sevens" not in legal  # not the rank due; too many
+    assert "ben" in legal  # a name may complete a call said next to it
+    assert not set(grammar.spoken_phrases(ListenContext(intents={"command"}))) & {"ben", "pass"}
+
+
+def test_the_tree_spells_exactly_the_surface_forms():
+    legal = ["two sevens", "b s", "cheat ben"]
+    tree = grammar.build(letters, legal)
+    expected = {" " + form for p in legal for form in grammar.surface_forms(p)}
+    assert spelled(tree) == expected
+    assert {normalize(s) for s in spelled(tree)} == {"two sevens", "bs", "cheat ben"}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not espeak_available(), reason="espeak-ng not installed")
+@pytest.mark.parametrize("text", ["whose turn", "the weather is lovely", "hmm"])
+def test_the_forced_reading_is_always_a_legal_phrase(text):
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+
+    backend = ConstrainedWhisperBackend()
+    backend.set_context(PLAY)
+    speech = synthesize(text, voice="en-gb", speed=160)
+    audio = padded(speech, lead_s=0.3, tail_s=0.5, level=0.1, noise=3e-4)
+    encoded = backend.encode(audio)
+    forced, score = backend._forced(encoded)
+    legal = {normalize(f) for p in grammar.spoken_phrases(PLAY) for f in grammar.surface_forms(p)}
+    assert forced in legal and score < 0
+    if text == "whose turn":
+        assert forced == "whose turn"
+
+
+@pytest.mark.slow
+def test_forced_log_probs_line_up_with_the_free_reading():
+    """Row i of the teacher-forced log-probs is the decoder's choice for token i: the free
+    (greedy) reading's tokens are each their row's best."""
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+
+    backend = ConstrainedWhisperBackend()
+    backend.set_context(PLAY)
+    rng = np.random.default_rng(1)
+    audio = (
+        padded(
+            synthesize("three sevens", voice="en-us", speed=150),
+            lead_s=0.3,
+            tail_s=0.5,
+            level=0.1,
+            noise=3e-4,
+        )
+        if espeak_available()
+        else rng.normal(0, 0.05, 16000).astype(np.float32)
+    )
+    encoded = backend.encode(audio)
+    tokens = [t for t in backend._generate(encoded).sequences_ids[0]][:4]
+    rows = backend._log_probs(encoded, tokens)
+    assert rows.shape[0] == len(tokens) + 1
+    assert np.allclose(np.exp(rows).sum(axis=1), 1.0, atol=1e-3)
+    assert [int(rows[i].argmax()) for i in range(len(tokens))] == tokens
