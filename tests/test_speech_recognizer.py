@@ -13,10 +13,12 @@ from referee.speech.vocab import ListenContext
 
 CHATTER = "<chatter>"  # a backend's verdict: speech too long to be a game phrase
 GUESSED = "<three kings, guessed>"  # "three kings", read by forcing onto the vocabulary
+MENDED = "<cheat, mended when final>"  # read early as nothing legal; mended only when final
 
 #: the fake backend's language: a tone's pitch stands for a phrase
 WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely today",
-         1100: "three kings", 1300: "alice cheat", 1500: CHATTER, 1700: GUESSED}  # fmt: skip
+         1100: "three kings", 1300: "alice cheat", 1500: CHATTER, 1700: GUESSED,
+         1900: MENDED}  # fmt: skip
 
 
 class ToneBackend:
@@ -25,12 +27,14 @@ class ToneBackend:
 
     def __init__(self):
         self.decoded: list[float] = []
+        self.finals: list[bool] = []
 
     def set_context(self, ctx):
         return []
 
-    def decode(self, audio: np.ndarray) -> Hypothesis:
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
         self.decoded.append(len(audio) / SAMPLE_RATE)
+        self.finals.append(final)
         spectrum = np.abs(np.fft.rfft(audio))
         freq = np.argmax(spectrum) * SAMPLE_RATE / len(audio)
         nearest = min(WORDS, key=lambda f: abs(f - freq))
@@ -39,6 +43,10 @@ class ToneBackend:
             return Hypothesis("", chatter=True)
         if text == GUESSED:
             return Hypothesis("three kings", 0.5, guessed=True)
+        if text == MENDED:
+            if final:
+                return Hypothesis("cheat", 0.5, guessed=True)
+            return Hypothesis("chee", 0.5, unsettled=True)
         return Hypothesis(text, 0.9)
 
 
@@ -186,3 +194,13 @@ def test_an_early_claim_stands_unless_the_whole_utterance_is_chatter_or_it_was_g
     guessed_then_noise = table((1.0, 1700, 0.45), (1.45, 2500, 0.6))
     heard = list(recognizer().utterances(ArraySource(guessed_then_noise)))
     assert [(h.utterance.partial, h.guessed) for h in heard] == [(True, True)]
+
+
+def test_an_unsettled_early_reading_is_decoded_again_as_final():
+    # read at the first pause without the second reading; nothing is said after it, so that
+    # reading would be reused for the final: it is decoded again, as final, and mended then
+    rec = recognizer()
+    heard = finals(rec, table((1.0, 1900, 0.6)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
+    assert heard[0].guessed
+    assert rec.backend.finals[-2:] == [False, True]

@@ -42,17 +42,30 @@ def backend():
     return ConstrainedWhisperBackend()
 
 
-def decide(backend, free: Reading, forced: Reading | None = None, rank_due: str = "7"):
+def decide(backend, free: Reading, forced: Reading | None = None, rank_due: str = "7", final=True):
     backend.set_context(ListenContext.for_rank_due(rank_due, PLAYERS))
     backend._generate = lambda encoded: free
     backend._text = lambda reading: reading.text
-    backend._forced = lambda encoded: (forced.text, forced.score) if forced else ("", -99.0)
-    return backend.decode(np.zeros(SAMPLE_RATE // 2, np.float32))
+    backend.forced_reads = 0
+
+    def read_forced(encoded):
+        backend.forced_reads += 1
+        return (forced.text, forced.score) if forced else ("", -99.0)
+
+    backend._forced = read_forced
+    return backend.decode(np.zeros(SAMPLE_RATE // 2, np.float32), final=final)
 
 
 def test_a_near_miss_is_mended_and_marked_guessed(backend):
     h = decide(backend, Reading("ball shit", -0.6), Reading("bullshit", -0.3))
     assert (h.text, h.guessed) == ("bullshit", True)
+
+
+def test_an_early_reading_leaves_the_second_reading_to_the_final_one(backend):
+    early = decide(backend, Reading("ball shit", -0.6), Reading("bullshit", -0.3), final=False)
+    assert early.unsettled and backend.forced_reads == 0
+    final = decide(backend, Reading("ball shit", -0.6), Reading("bullshit", -0.3))
+    assert not final.unsettled and final.text == "bullshit" and backend.forced_reads == 1
 
 
 def test_a_call_with_a_misheard_name_is_read_again(backend):

@@ -148,18 +148,20 @@ class Recognizer:
         intent = parse(text, self.context.players)
         return intent if admit(intent, self.context) else None
 
-    def _recognize(self, segment: Segment) -> Hypothesis:
-        """Decode (or reuse the decode made at the first pause, when nothing was said since).
+    def _recognize(self, segment: Segment, final: bool = True) -> Hypothesis:
+        """Decode (or reuse the decode made at the first pause, when nothing was said since,
+        unless that early reading left work for the final one).
 
         ``busy_until`` models when the answer would be known live: decoding starts once the
         audio is in and the previous decode is done.
         """
         key = (segment.start, segment.end)
-        if self._cached is not None and self._cached[0] == key:
+        cached = self._cached
+        if cached is not None and cached[0] == key and not (final and cached[1].unsettled):
             self.busy_until = max(self.busy_until, self.audio_time)
-            return self._cached[1]
+            return cached[1]
         started = time.perf_counter()
-        hypothesis = self.backend.decode(segment.audio)
+        hypothesis = self.backend.decode(segment.audio, final=final)
         self.compute_s += time.perf_counter() - started
         self.busy_until = max(self.busy_until, self.audio_time) + time.perf_counter() - started
         self._cached = (key, hypothesis)
@@ -168,12 +170,12 @@ class Recognizer:
     def _final(self, segment: Segment, early: Heard | None) -> Heard | None:
         """The final result for a finished utterance; an early reading stands only when the
         whole of it was not chatter (see :func:`_confirm`)."""
-        chatter = self._recognize(segment).chatter  # decoded once: _decide reuses it
+        chatter = self._recognize(segment, final=True).chatter  # _decide reuses it
         heard = self._decide(segment, partial=False)
         return heard if heard is not None or chatter else _confirm(early, segment)
 
     def _decide(self, segment: Segment, partial: bool) -> Heard | None:
-        hypothesis = self._recognize(segment)
+        hypothesis = self._recognize(segment, final=not partial)
         if not hypothesis.text:
             return None
         intent = self.interpret(hypothesis.text)

@@ -65,10 +65,13 @@ class Hypothesis:
     ``chatter`` marks speech that was heard but is no table talk (longer than any legal
     phrase): whatever was read early from the same words does not stand either. ``guessed``
     marks a reading forced onto the legal vocabulary after the free reading was not legal:
-    read early, it stands only if the whole utterance confirms it.
+    read early, it stands only if the whole utterance confirms it. ``unsettled`` marks an
+    early reading made without the work only a final reading needs (the forced second
+    reading): the same audio must be decoded again, as final, before the reading is reused.
     """
 
     text: str
     confidence: float | None = None
     chatter: bool = False
     guessed: bool = False
+    unsettled: bool = False

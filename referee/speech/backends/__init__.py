@@ -34,8 +34,10 @@ class Backend(Protocol):
         """Listen for this vocabulary from now on; returns warnings (e.g. unmodelled names)."""
         ...
 
-    def decode(self, audio: np.ndarray) -> Hypothesis:
-        """Recognize float32 16 kHz mono audio holding one utterance."""
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        """Recognize float32 16 kHz mono audio holding one utterance. ``final=False``: the
+        utterance may still be going on, and work only a final reading needs may be skipped
+        (the hypothesis is then marked ``unsettled``)."""
         ...
 
 

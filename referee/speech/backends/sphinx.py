@@ -68,7 +68,7 @@ class SphinxBackend:
         self.decoder.activate_search("table")
         return warnings
 
-    def decode(self, audio: np.ndarray) -> Hypothesis:
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
         noisy = audio + self.rng.normal(0, NOISE_FLOOR, len(audio)).astype(np.float32)
         pcm = (np.clip(noisy, -1, 1) * 32767).astype("<i2").tobytes()
         self.decoder.start_utt()

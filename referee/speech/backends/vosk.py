@@ -79,7 +79,7 @@ class VoskBackend:
         self.recognizer.SetWords(True)
         return warnings
 
-    def decode(self, audio: np.ndarray) -> Hypothesis:
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
         pcm = (np.clip(audio, -1, 1) * 32767).astype("<i2").tobytes()
         self.recognizer.AcceptWaveform(pcm)
         result = json.loads(self.recognizer.FinalResult())

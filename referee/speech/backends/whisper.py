@@ -21,6 +21,7 @@ what was clearly heard (a clear "zero" is never forced onto "liar"). It is marke
 from __future__ import annotations
 
 import difflib
+import hashlib
 import math
 
 import numpy as np
@@ -124,6 +125,7 @@ class WhisperBackend:
         self.no_speech_max = no_speech_max
         self.min_confidence = min_confidence
         self.constrained = constrained
+        self._last: tuple | None = None
         self.end_tokens = [
             self.tokenizer.eot,
             *(self.hf.encode(mark, add_special_tokens=False).ids[0] for mark in ".!?"),
@@ -132,6 +134,7 @@ class WhisperBackend:
 
     def set_context(self, ctx: ListenContext) -> list[str]:
         self.ctx = ctx
+        self._last = None  # a reading under another prompt is not this one's
         self.max_words = max_words(ctx)
         tok = self.tokenizer
         text_ids = self.hf.encode(" " + prompt(ctx), add_special_tokens=False).ids
@@ -218,9 +221,17 @@ class WhisperBackend:
             ctranslate2.StorageView.from_array(np.ascontiguousarray(mel[None])), to_cpu=True
         )
 
-    def decode(self, audio: np.ndarray) -> Hypothesis:
-        encoded = self.encode(audio)
-        result = self._generate(encoded)
+    def _read(self, audio: np.ndarray):
+        """The encoding and the free reading of ``audio``; the last one is remembered, so a
+        final decode of audio already read early only adds the second reading."""
+        key = hashlib.sha1(audio.tobytes()).digest()
+        if self._last is None or self._last[0] != key:
+            encoded = self.encode(audio)
+            self._last = (key, encoded, self._generate(encoded))
+        return self._last[1], self._last[2]
+
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        encoded, result = self._read(audio)
         if result.no_speech_prob > self.no_speech_max:
             return Hypothesis("")
         text, guessed = self._text(result), False
@@ -230,6 +241,10 @@ class WhisperBackend:
         legal = covered(text, self.ctx) and admit(free, self.ctx)
         score = result.scores[0]
         if self.constrained and not legal and score >= FREE_FLOOR:
+            if not final:
+                # a guessed early reading is never acted on: leave the second reading to
+                # the final decode
+                return Hypothesis(text, math.exp(score), unsettled=True)
             # read again, held to the legal phrases; keep it when it is a near miss (spelled
             # alike, not far less likely than the free reading), likely enough on its own,
             # and not another kind of thing than what was clearly heard
