@@ -76,6 +76,16 @@ CHATTER = [
 ]  # fmt: skip
 
 
+#: short words and phrases that are not the game's: the hardest to reject, as whisper reads a
+#: lone word near a game word ("why": "liar") more readily than a sentence
+SHORT_WORDS = [
+    *"""yes no zero tree okay hello what nice wait sure maybe thanks sorry really seriously ten
+    eleven twenty free tea deck shuffle cards drink music fine good great why stop lovely nope
+    yeah right hmm cool wow please dinner""".split(),
+    "come on", "oh no", "my turn", "nice one", "no way", "hold on", "your go", "me too",
+]  # fmt: skip
+
+
 @dataclass
 class Clip:
     """One benchmark item: audio, where its speech ends, what it should mean."""
@@ -157,7 +167,8 @@ def babble(cache: SynthCache, rng: random.Random, seconds: float) -> np.ndarray:
 
 def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]:
     """Game phrases clean, with real noise beds at 20 and 10 dB, and under babble at 10 dB;
-    table chatter clean and under babble (nothing should be accepted)."""
+    table chatter clean and under babble, and short non-game words clean and in noise (nothing
+    should be accepted)."""
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
     beds = load_noise_beds()
@@ -190,6 +201,15 @@ def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]
             rank_due = rng.choice("A 2 3 4 5 6 7 8 9 10 J Q K".split())
             ctx = {"rank_due": rank_due, "phase": "play"}  # chatter happens during play
             clips.append(Clip(set_name, text, audio, end, None, "none", ctx))
+    for set_name in ("synth short words clean", "synth short words noise 20 dB"):
+        for text in SHORT_WORDS:
+            voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
+            audio, end = place(cache.get(text, voice, speed, pitch))
+            if "noise" in set_name:
+                audio = mix(audio, beds[rng.choice(NOISE_BEDS)], 20, 0.1, nrng)
+            ctx = {"rank_due": rng.choice("A 2 3 4 5 6 7 8 9 10 J Q K".split()), "phase": "play"}
+            label = f"{text} [{voice} s{speed} p{pitch}]"
+            clips.append(Clip(set_name, label, audio, end, None, "none", ctx))
     return clips
 
 

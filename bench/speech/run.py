@@ -22,6 +22,7 @@ import numpy as np
 
 from bench.speech.corpus import (
     PLAYERS,
+    SHORT_WORDS,
     SynthCache,
     cards_clips,
     real_sets,
@@ -235,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m bench.speech " + " ".join(argv if argv is not None else sys.argv[1:])
     notes = (
         f"{args.per_set} synthetic clips per set (espeak-ng, 9 voices x 4 speeds x 3 pitches); "
-        "real noise beds from noise_speechcommands_bg; babble = 3 espeak talkers. Context: "
+        "real noise beds from noise_speechcommands_bg; babble = 3 espeak talkers; short words: "
+        f"{len(SHORT_WORDS)} short non-game words and phrases. Context: "
         f"players {', '.join(PLAYERS)}, rank due known (the claim's rank for claims), max count 4; "
         "each phrase heard in the phase the live referee would be in (claims, calls, passes, "
         "commands and table chatter during play; names when asking who called); the bare count "
