@@ -73,7 +73,7 @@ def test_the_forced_reading_is_always_a_legal_phrase(text):
 def test_forced_log_probs_line_up_with_the_free_reading():
     """Row i of the teacher-forced log-probs is the decoder's choice for token i: the free
     (greedy) reading's tokens are each their row's best."""
-    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend, _log_softmax
 
     backend = ConstrainedWhisperBackend()
     backend.set_context(PLAY)
@@ -90,8 +90,29 @@ def test_forced_log_probs_line_up_with_the_free_reading():
         else rng.normal(0, 0.05, 16000).astype(np.float32)
     )
     encoded = backend.encode(audio)
-    tokens = [t for t in backend._generate(encoded).sequences_ids[0]][:4]
+    free = backend._generate(encoded)
+    tokens = list(free.sequences_ids[0])[:4]
     rows = backend._log_probs(encoded, tokens)
     assert rows.shape[0] == len(tokens) + 1
     assert np.allclose(np.exp(rows).sum(axis=1), 1.0, atol=1e-3)
     assert [int(rows[i].argmax()) for i in range(len(tokens))] == tokens
+    # the free reading's own log-probs, which the walk reuses, are the same numbers, save
+    # for the symbols the free reading may not write
+    reused = _log_softmax(free)[: len(tokens) + 1]
+    allowed = reused > -1e30
+    assert allowed.mean() > 0.99
+    assert np.allclose(reused[allowed], rows[allowed], atol=0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not espeak_available(), reason="espeak-ng not installed")
+def test_the_walk_reads_the_same_with_or_without_the_free_readings_log_probs():
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+
+    backend = ConstrainedWhisperBackend()
+    backend.set_context(PLAY)
+    speech = synthesize("cheat artless", voice="en-us", speed=160)
+    encoded = backend.encode(padded(speech, lead_s=0.3, tail_s=0.4, level=0.1, noise=3e-4))
+    text, score = backend._forced(encoded)
+    reused_text, reused_score = backend._forced(encoded, backend._generate(encoded))
+    assert reused_text == text and reused_score == pytest.approx(score, abs=0.05)

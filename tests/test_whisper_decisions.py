@@ -48,7 +48,7 @@ def decide(backend, free: Reading, forced: Reading | None = None, rank_due: str 
     backend._text = lambda reading: reading.text
     backend.forced_reads = 0
 
-    def read_forced(encoded):
+    def read_forced(encoded, free=None):
         backend.forced_reads += 1
         return (forced.text, forced.score) if forced else ("", -99.0)
 

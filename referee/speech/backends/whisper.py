@@ -64,6 +64,14 @@ def compatible(free: Intent, forced: Intent) -> bool:
     return free.type == "count" and forced.type == "claim" and forced.count == free.count
 
 
+def _log_softmax(result) -> np.ndarray:
+    """The log-probabilities of a generation result's vocabulary logits, a row a step."""
+    logits = np.asarray(result.logits[0], dtype=np.float64)
+    logits = logits.reshape(-1, logits.shape[-1])
+    top = logits.max(axis=1, keepdims=True)
+    return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
+
+
 def likeness(heard: str, forced: str) -> float:
     """How alike two readings are spelled, 0-1 (spaces ignored)."""
     return difflib.SequenceMatcher(None, heard.replace(" ", ""), forced.replace(" ", "")).ratio()
@@ -156,6 +164,7 @@ class WhisperBackend:
             return_no_speech_prob=True,
             suppress_blank=True,
             suppress_tokens=[-1],
+            return_logits_vocab=self.constrained,  # the second reading starts from them
         )[0]
 
     def _log_probs(self, encoded, tokens: list[int]) -> np.ndarray:
@@ -170,26 +179,30 @@ class WhisperBackend:
             suppress_blank=False,
             suppress_tokens=[],
         )[0]
-        logits = np.asarray(result.logits[0], dtype=np.float64)
-        logits = logits.reshape(-1, logits.shape[-1])[: len(tokens) + 1]
-        top = logits.max(axis=1, keepdims=True)
-        return logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
+        return _log_softmax(result)[: len(tokens) + 1]
 
-    def _forced(self, encoded) -> tuple[str, float]:
+    def _forced(self, encoded, free=None) -> tuple[str, float]:
         """The legal phrase the decoder finds likeliest, walking the grammar greedily, and
         its mean log-prob (its tokens and its end); ("", -inf) if none was reached.
 
         A decoder pass is needed only where the tree forks (or a phrase may end): between
-        forks the path is known, and the next pass scores those tokens too.
+        forks the path is known, and the next pass scores those tokens too. While the walk
+        follows the ``free`` reading's tokens, that reading's own log-probs serve.
         """
+        heard: list[int] = list(free.sequences_ids[0]) if free is not None else []
+        heard_rows = _log_softmax(free) if free is not None else None
         tokens: list[int] = []
         node = self.grammar
         for _ in range(MAX_GRAMMAR_STEPS):
             while len(node.children) == 1 and not node.terminal:
                 token, node = next(iter(node.children.items()))
                 tokens.append(token)
-            log_probs = self._log_probs(encoded, tokens)
-            step = log_probs[len(tokens)]
+            n = len(tokens)
+            if heard_rows is not None and n < len(heard_rows) and tokens == heard[:n]:
+                log_probs = heard_rows[: n + 1]
+            else:
+                log_probs = self._log_probs(encoded, tokens)
+            step = log_probs[n]
             options = list(node.children)
             if node.terminal:
                 options += [t for t in self.end_tokens if t not in node.children]
@@ -248,7 +261,7 @@ class WhisperBackend:
             # read again, held to the legal phrases; keep it when it is a near miss (spelled
             # alike, not far less likely than the free reading), likely enough on its own,
             # and not another kind of thing than what was clearly heard
-            forced_text, forced_score = self._forced(encoded)
+            forced_text, forced_score = self._forced(encoded, result)
             if (
                 likeness(text, forced_text) >= MIN_LIKENESS
                 and forced_score >= score - RESCORE_MARGIN
