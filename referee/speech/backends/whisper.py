@@ -21,7 +21,6 @@ what was clearly heard (a clear "zero" is never forced onto "liar"). It is marke
 from __future__ import annotations
 
 import difflib
-import hashlib
 import math
 
 import numpy as np
@@ -133,7 +132,6 @@ class WhisperBackend:
         self.no_speech_max = no_speech_max
         self.min_confidence = min_confidence
         self.constrained = constrained
-        self._last: tuple | None = None
         self.end_tokens = [
             self.tokenizer.eot,
             *(self.hf.encode(mark, add_special_tokens=False).ids[0] for mark in ".!?"),
@@ -142,7 +140,6 @@ class WhisperBackend:
 
     def set_context(self, ctx: ListenContext) -> list[str]:
         self.ctx = ctx
-        self._last = None  # a reading under another prompt is not this one's
         self.max_words = max_words(ctx)
         tok = self.tokenizer
         text_ids = self.hf.encode(" " + prompt(ctx), add_special_tokens=False).ids
@@ -234,17 +231,9 @@ class WhisperBackend:
             ctranslate2.StorageView.from_array(np.ascontiguousarray(mel[None])), to_cpu=True
         )
 
-    def _read(self, audio: np.ndarray):
-        """The encoding and the free reading of ``audio``; the last one is remembered, so a
-        final decode of audio already read early only adds the second reading."""
-        key = hashlib.sha1(audio.tobytes()).digest()
-        if self._last is None or self._last[0] != key:
-            encoded = self.encode(audio)
-            self._last = (key, encoded, self._generate(encoded))
-        return self._last[1], self._last[2]
-
     def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
-        encoded, result = self._read(audio)
+        encoded = self.encode(audio)
+        result = self._generate(encoded)
         if result.no_speech_prob > self.no_speech_max:
             return Hypothesis("")
         text, guessed = self._text(result), False
