@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from referee.game.cards import RANKS
 from referee.speech.audio import read_wav
 from referee.speech.synth import synthesize
 from referee.speech.types import SAMPLE_RATE
@@ -183,7 +184,7 @@ def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]
                 audio = mix(audio, beds[rng.choice(NOISE_BEDS)], snr, 0.1, nrng)
             elif "babble" in set_name:
                 audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), 10, 0.1, nrng)
-            rank_due = expected.get("rank") or rng.choice("A 2 3 4 5 6 7 8 9 10 J Q K".split())
+            rank_due = expected.get("rank") or rng.choice(RANKS)
             label = f"{text} [{voice} s{speed} p{pitch}]"
             # scored as the referee listens when the phrase is said: claims, calls, passes and
             # commands during play, names when asking who called; a bare count in a context
@@ -198,7 +199,7 @@ def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]
             audio, end = place(cache.get(text, voice, speed, pitch))
             if "babble" in set_name:
                 audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), 10, 0.1, nrng)
-            rank_due = rng.choice("A 2 3 4 5 6 7 8 9 10 J Q K".split())
+            rank_due = rng.choice(RANKS)
             ctx = {"rank_due": rank_due, "phase": "play"}  # chatter happens during play
             clips.append(Clip(set_name, text, audio, end, None, "none", ctx))
     for set_name in ("synth short words clean", "synth short words noise 20 dB"):
@@ -207,7 +208,7 @@ def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]
             audio, end = place(cache.get(text, voice, speed, pitch))
             if "noise" in set_name:
                 audio = mix(audio, beds[rng.choice(NOISE_BEDS)], 20, 0.1, nrng)
-            ctx = {"rank_due": rng.choice("A 2 3 4 5 6 7 8 9 10 J Q K".split()), "phase": "play"}
+            ctx = {"rank_due": rng.choice(RANKS), "phase": "play"}
             label = f"{text} [{voice} s{speed} p{pitch}]"
             clips.append(Clip(set_name, label, audio, end, None, "none", ctx))
     return clips
