@@ -14,11 +14,12 @@ from referee.speech.vocab import ListenContext
 CHATTER = "<chatter>"  # a backend's verdict: speech too long to be a game phrase
 GUESSED = "<three kings, guessed>"  # "three kings", read by forcing onto the vocabulary
 MENDED = "<cheat, mended when final>"  # read early as nothing legal; mended only when final
+TAIL = "<two aces, once its quiet tail is in>"  # the last word's end is below the voice gate
 
 #: the fake backend's language: a tone's pitch stands for a phrase
 WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely today",
          1100: "three kings", 1300: "alice cheat", 1500: CHATTER, 1700: GUESSED,
-         1900: MENDED}  # fmt: skip
+         1900: MENDED, 2100: TAIL}  # fmt: skip
 
 
 class ToneBackend:
@@ -47,6 +48,10 @@ class ToneBackend:
             if final:
                 return Hypothesis("cheat", 0.5, guessed=True)
             return Hypothesis("chee", 0.5, unsettled=True)
+        if text == TAIL:
+            loud = np.flatnonzero(np.abs(audio) > 0.05)
+            tail_s = (len(audio) - loud[-1]) / SAMPLE_RATE if len(loud) else 0.0
+            return Hypothesis("two aces" if tail_s > 0.15 else "two a", 0.9)
         return Hypothesis(text, 0.9)
 
 
@@ -106,12 +111,53 @@ def test_a_call_is_emitted_before_its_utterance_ends():
     assert final[-1].decided_at >= 2.0
 
 
-def test_only_calls_and_complete_claims_are_emitted_early():
+def test_only_calls_complete_claims_and_names_are_emitted_early():
     heard = list(recognizer().utterances(ArraySource(table((1.0, 500, 1.0)))))
     assert [h.utterance.partial for h in heard] == [True, False]
     assert heard[0].intent == heard[1].intent
+    # a name may complete a call said just before it, so it comes early too (once)
     names = list(recognizer().utterances(ArraySource(table((1.0, 700, 1.0)))))
-    assert [h.utterance.partial for h in names] == [False]
+    assert [h.utterance.partial for h in names] == [True, False]
+    assert {h.intent.type for h in names} == {"name"}
+
+
+def test_the_first_pause_is_read_in_full_and_the_final_reuses_it():
+    # the words end at 1.6 s: the decode 60 ms later is a full reading, and the endpoint
+    # (200 ms of quiet) takes it as it is instead of decoding the same words again
+    rec = recognizer()
+    heard = list(rec.utterances(ArraySource(table((1.0, 1900, 0.6)))))
+    assert rec.backend.finals[-1] is True
+    assert rec.backend.finals.count(True) == 1
+    final = [h for h in heard if not h.utterance.partial]
+    assert [h.intent.to_dict() for h in final] == [{"type": "call", "caller": None}]
+    assert final[0].decided_at == pytest.approx(1.8, abs=0.05)  # at the endpoint
+
+
+class SlowToneBackend(ToneBackend):
+    """Each decode takes ``cost`` seconds of a fake clock."""
+
+    def __init__(self, clock: list[float], cost: float):
+        super().__init__()
+        self.clock, self.cost = clock, cost
+
+    def decode(self, audio, *, final=True):
+        self.clock[0] += self.cost
+        return super().decode(audio, final=final)
+
+
+def test_no_early_decode_is_queued_behind_a_running_one(monkeypatch):
+    # a long unbroken utterance with a decoder slower than the audio: live, the audio waits
+    # for each decode, so periodic re-reads would pile up; they are skipped instead
+    clock = [0.0]
+    monkeypatch.setattr("referee.speech.recognizer.time.perf_counter", lambda: clock[0])
+    fast = recognizer()
+    list(fast.utterances(ArraySource(table((1.0, 900, 1.5)))))
+    rec = Recognizer(SlowToneBackend(clock, 0.5), context=ListenContext(players=("Ben",)))
+    list(rec.utterances(ArraySource(table((1.0, 900, 1.5)))))
+    assert len(rec.backend.decoded) < len(fast.backend.decoded)
+    # the words end at 2.5 s; queued, the five re-reads, the first pause and the final
+    # would take until 4.7 s
+    assert rec.busy_until < 4.0
 
 
 def test_mute_gate_drops_the_referees_own_voice():
@@ -204,3 +250,29 @@ def test_an_unsettled_early_reading_is_decoded_again_as_final():
     assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
     assert heard[0].guessed
     assert rec.backend.finals[-2:] == [False, True]
+
+
+def test_a_name_then_a_call_is_known_as_a_named_call_before_the_call_ends():
+    audio = table((1.0, 700, 0.25), (1.5, 300, 1.0))
+    heard = list(recognizer().utterances(ArraySource(audio)))
+    named = [h for h in heard if h.intent.type == "call" and h.intent.caller == "Ben"]
+    assert named[0].utterance.partial and named[0].decided_at < 2.5  # the call ends at 2.5 s
+    assert named[0].utterance.start == pytest.approx(1.0, abs=0.03)
+    assert not named[-1].utterance.partial
+
+
+def test_after_an_early_bare_call_the_recognizer_listens_on_for_the_caller():
+    # "cheat" read early, then "cheat, Alice" before the words end: a named call, early
+    rec = recognizer()
+    heard = list(rec.utterances(ArraySource(table((1.0, 300, 0.4), (1.4, 1300, 0.5)))))
+    early = [h.intent.to_dict() for h in heard if h.utterance.partial]
+    assert early[0] == {"type": "call", "caller": None}
+    assert {"type": "call", "caller": "Alice"} in early
+
+
+def test_the_final_reads_again_when_the_first_pause_found_nothing_legal():
+    # at the first pause the reading is "two a"; with the quiet tail it is "two aces"
+    rec = recognizer()
+    heard = finals(rec, table((1.0, 2100, 0.6)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "claim", "count": 2, "rank": "A"}]
+    assert rec.backend.finals[-2:] == [True, True]  # the first pause, then the endpoint

@@ -69,7 +69,10 @@ def score_clip(recognizer: Recognizer, clip) -> dict:
     caller = want.get("caller")
     extra = [d for d in dicts if d != want and d != {"type": "name", "name": caller}]
     out["correct"] = want in dicts and not extra
-    first = next((h for h in heard if h.intent.to_dict() == want), None)
+    # known: the first reading the referee would trust (an early reading guessed onto the
+    # vocabulary waits for the final)
+    trusted = (h for h in heard if not (h.utterance.partial and h.guessed))
+    first = next((h for h in trusted if h.intent.to_dict() == want), None)
     if first is not None and clip.speech_end is not None and first.decided_at is not None:
         out["latency"] = first.decided_at - clip.speech_end
     return out

@@ -45,21 +45,32 @@ PARTIAL_STEP_S = 0.3
 PARTIAL_MIN_S = 0.2
 #: a call is a few words; longer utterances in progress are not re-decoded
 PARTIAL_MAX_S = 1.5
-#: intents complete enough to emit from an utterance in progress (a claim needs count and rank)
-EARLY_TYPES = frozenset({"call", "claim"})
+#: intents complete enough to emit from an utterance in progress (a claim needs count and rank;
+#: a name may complete the call just before it: "cheat! ... Alice")
+EARLY_TYPES = frozenset({"call", "claim", "name"})
 #: a name and a call this close together are one call by that player ("Ben... cheat!")
 NAME_CALL_GAP_S = 1.0
+
+
+def _complete(intent: Intent) -> bool:
+    """Whether an early reading needs no more words: a claim, or a call with its caller."""
+    return intent.type == "claim" or (intent.type == "call" and intent.caller is not None)
+
+
+def _news(heard: Heard, early: Heard | None) -> bool:
+    """Whether an early reading says more than the last one emitted for the same words."""
+    return early is None or (heard.intent, heard.guessed) != (early.intent, early.guessed)
 
 
 def _confirm(early: Heard | None, segment: Segment) -> Heard | None:
     """The final for an utterance whose call or claim was already emitted early, when the
     full utterance decodes to nothing legal: the early reading stands (a complete claim or a
-    named call read early is usually the cleaner reading), except a bare call: the referee
-    waits for the end of the words before acting on one, and "She said..." first heard as
-    "cheat" is chatter."""
+    named call read early is usually the cleaner reading), except a bare call or a name: the
+    referee waits for the end of the words before acting on one, and "She said..." first
+    heard as "cheat" is chatter, "Ben... ten" a number."""
     if early is None or early.utterance.start != segment.start or early.guessed:
         return None
-    if early.intent.type == "call" and early.intent.caller is None:
+    if not _complete(early.intent):
         return None
     utterance = replace(early.utterance, end=segment.end, partial=False)
     return Heard(utterance, early.intent, decided_at=early.decided_at)
@@ -69,9 +80,11 @@ def merge_caller(previous: Heard | None, heard: Heard) -> Heard | None:
     """A call with its caller, when a name and a caller-less call came as two utterances.
 
     "Ben ... cheat!" and "cheat! ... Ben" both become a call by Ben, stamped with the onset of
-    the first of the two; None when the pair does not make such a call.
+    the first of the two; None when the pair does not make such a call. ``heard`` may be an
+    early reading: the merged call is then early too (and guessed if it was), so a named call
+    is known before the second word's speaker has quite finished.
     """
-    if previous is None or previous.utterance.partial or heard.utterance.partial:
+    if previous is None or previous.utterance.partial:
         return None
     if heard.utterance.start - previous.utterance.end > NAME_CALL_GAP_S:
         return None
@@ -86,9 +99,10 @@ def merge_caller(previous: Heard | None, heard: Heard) -> Heard | None:
         heard.utterance.end,
         f"{previous.utterance.text} {heard.utterance.text}",
         heard.utterance.confidence,
+        heard.utterance.partial,
     )
     intent = replace(call.intent, caller=name.intent.name)
-    return Heard(utterance, intent, decided_at=heard.decided_at)
+    return Heard(utterance, intent, decided_at=heard.decided_at, guessed=heard.guessed)
 
 
 class Recognizer:
@@ -115,7 +129,7 @@ class Recognizer:
         self.busy_until = 0.0
         #: seconds spent decoding, all told (for the real-time factor)
         self.compute_s = 0.0
-        self._cached: tuple[tuple[float, float], Hypothesis] | None = None
+        self._cached: tuple[tuple[float, float, int], Hypothesis] | None = None
         self._segmenter: Segmenter | None = None
         self.set_context(context or ListenContext())
 
@@ -149,23 +163,32 @@ class Recognizer:
         return intent if admit(intent, self.context) else None
 
     def _recognize(self, segment: Segment, final: bool = True) -> Hypothesis:
-        """Decode (or reuse the decode made at the first pause, when nothing was said since,
-        unless that early reading left work for the final one).
+        """Decode, or reuse the decode made at the first pause when nothing was said since.
+
+        The final decodes again when that early reading left work for it (``unsettled``) or
+        found nothing legal: the quiet tail since then, below the voice gate, may hold the end
+        of the last word.
 
         ``busy_until`` models when the answer would be known live: decoding starts once the
         audio is in and the previous decode is done.
         """
-        key = (segment.start, segment.end)
+        key = (segment.start, segment.end, len(segment.audio))
         cached = self._cached
-        if cached is not None and cached[0] == key and not (final and cached[1].unsettled):
-            self.busy_until = max(self.busy_until, self.audio_time)
-            return cached[1]
+        if cached is not None and cached[0][:2] == key[:2]:
+            early = cached[1]
+            settled = not early.unsettled and (early.chatter or self._legal(early))
+            if cached[0] == key or not final or settled:
+                self.busy_until = max(self.busy_until, self.audio_time)
+                return early
         started = time.perf_counter()
         hypothesis = self.backend.decode(segment.audio, final=final)
         self.compute_s += time.perf_counter() - started
         self.busy_until = max(self.busy_until, self.audio_time) + time.perf_counter() - started
         self._cached = (key, hypothesis)
         return hypothesis
+
+    def _legal(self, hypothesis: Hypothesis) -> bool:
+        return bool(hypothesis.text) and self.interpret(hypothesis.text) is not None
 
     def _final(self, segment: Segment, early: Heard | None) -> Heard | None:
         """The final result for a finished utterance; an early reading stands only when the
@@ -174,8 +197,10 @@ class Recognizer:
         heard = self._decide(segment, partial=False)
         return heard if heard is not None or chatter else _confirm(early, segment)
 
-    def _decide(self, segment: Segment, partial: bool) -> Heard | None:
-        hypothesis = self._recognize(segment, final=not partial)
+    def _decide(self, segment: Segment, partial: bool, full: bool | None = None) -> Heard | None:
+        """What ``segment`` says, if legal now. ``full``: read it as thoroughly as a final
+        (default: unless ``partial``)."""
+        hypothesis = self._recognize(segment, final=not partial if full is None else full)
         if not hypothesis.text:
             return None
         intent = self.interpret(hypothesis.text)
@@ -246,12 +271,21 @@ class Recognizer:
                     segmenter.quiet_frames == 0
                     and PARTIAL_MIN_S <= length <= PARTIAL_MAX_S
                     and length - last_partial >= PARTIAL_STEP_S
+                    # live, a decode still running means the audio is waiting: don't add
+                    # another one it would soon make stale
+                    and self.busy_until <= self.audio_time
                 )
                 if (first_pause and length >= PARTIAL_MIN_S) or periodic:
                     last_partial = length
-                    heard = self._decide(current, partial=True)
-                    if heard is not None:
-                        called_early, early = True, heard
+                    # the first pause is most often the end of the words: read it in full
+                    # there, so the final (same audio, once the hangover ends) reuses it
+                    heard = self._decide(current, partial=True, full=first_pause)
+                    if heard is not None and _news(heard, early):
+                        # a name alone may begin "Ben, cheat!", a bare call may go on to
+                        # name its caller, and a guessed reading may yet be heard plainly:
+                        # keep listening until the reading is complete and sure
+                        called_early = _complete(heard.intent) and not heard.guessed
+                        early = heard
                         yield heard
         current = segmenter.current()
         if current is not None:
