@@ -4,9 +4,10 @@ It ties the shared parts together so every backend behaves the same at the table
 
 * voice activity cuts the stream and stamps each utterance with the *onset* of speech, so
   the first to call is decided by audio time, never by decoding time;
-* a call (or a complete claim) is emitted early, from the utterance in progress, as soon as
-  it is recognized (``partial=True``); the final result for the same utterance (same
-  ``start``) follows and supersedes it;
+* a call (or a complete claim, or a name that completes a call) is emitted early, from the
+  utterance in progress, as soon as it is recognized (``partial=True``); the final result for
+  the same utterance (same ``start``) follows and supersedes it. The decode at the first
+  short pause is a full reading, which the final reuses when it found something legal;
 * everything heard is parsed (:func:`referee.intents.parse`) and checked against what is
   legal now (:func:`referee.speech.vocab.admit`); chatter and illegal phrases are dropped;
 * :meth:`Recognizer.mute` closes the ears while the referee itself speaks.
