@@ -130,7 +130,8 @@ class Recognizer:
         self.busy_until = 0.0
         #: seconds spent decoding, all told (for the real-time factor)
         self.compute_s = 0.0
-        self._cached: tuple[tuple[float, float, int], Hypothesis] | None = None
+        #: the last decode: its utterance (start, end), how much audio it read, and what it heard
+        self._cached: tuple[tuple[float, float], int, Hypothesis] | None = None
         self._segmenter: Segmenter | None = None
         self.set_context(context or ListenContext())
 
@@ -173,22 +174,22 @@ class Recognizer:
         ``busy_until`` models when the answer would be known live: decoding starts once the
         audio is in and the previous decode is done.
         """
-        key = (segment.start, segment.end, len(segment.audio))
-        cached = self._cached
-        if cached is not None and cached[0][:2] == key[:2]:
-            early = cached[1]
+        key = (segment.start, segment.end)
+        if self._cached is not None and self._cached[0] == key:
+            read, early = self._cached[1:]
             settled = not early.unsettled and (early.chatter or self._legal(early))
-            if cached[0] == key or not final or settled:
+            if read == len(segment.audio) or not final or settled:
                 self.busy_until = max(self.busy_until, self.audio_time)
                 return early
         started = time.perf_counter()
         hypothesis = self.backend.decode(segment.audio, final=final)
         self.compute_s += time.perf_counter() - started
         self.busy_until = max(self.busy_until, self.audio_time) + time.perf_counter() - started
-        self._cached = (key, hypothesis)
+        self._cached = (key, len(segment.audio), hypothesis)
         return hypothesis
 
     def _legal(self, hypothesis: Hypothesis) -> bool:
+        """Whether a backend's reading means something legal now."""
         return bool(hypothesis.text) and self.interpret(hypothesis.text) is not None
 
     def _final(self, segment: Segment, early: Heard | None) -> Heard | None:
