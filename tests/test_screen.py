@@ -44,10 +44,18 @@ def test_render_differs_by_phase():
 def display():
     if not shutil.which("Xvfb"):
         pytest.skip("Xvfb is not installed (scripts/setup.sh installs it)")
-    number = 90 + os.getpid() % 9
-    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1600x900x24"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    time.sleep(1.0)
+    # -displayfd: the server picks a free display and writes its number once it accepts clients,
+    # so neither a busy display number nor a slow start on a loaded machine can fool the test
+    read, write = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1600x900x24"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              pass_fds=(write,))  # fmt: skip
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        number = pipe.readline().strip()
+    if not number:
+        server.kill()
+        pytest.fail("Xvfb did not start")
     old = os.environ.get("DISPLAY")
     os.environ["DISPLAY"] = f":{number}"
     yield f":{number}"
@@ -59,21 +67,35 @@ def display():
     server.wait()
 
 
+def green_area(shot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the screenshot shows the table green the window draws."""
+    return np.nonzero(np.all(np.abs(shot.astype(int) - BG) < 12, axis=2))
+
+
 def test_the_window_shows_the_screen_under_xvfb(display):
     from PIL import ImageGrab
 
     img = render(view_after("two aces", "Ben calls cheat"))
-    window = Window()
-    for _ in range(20):
-        window.show(img)
-        time.sleep(0.05)
-    shot = np.array(ImageGrab.grab(xdisplay=display))[:, :, ::-1].copy()
-    window.close()
-    # find the table-green area the window draws, and compare it with what was rendered
-    green = np.all(np.abs(shot.astype(int) - BG) < 12, axis=2)
-    ys, xs = np.nonzero(green)
+    # On a loaded machine, Qt under a bare Xvfb (no window manager) now and then maps a window
+    # that never gets its first paint, however often it is shown; a fresh window does. So: up to
+    # four windows, each shown for 5 s or until the screenshot matches what was rendered.
+    for _ in range(4):
+        window = Window()
+        deadline = time.monotonic() + 5
+        while True:
+            window.show(img)
+            time.sleep(0.05)
+            shot = np.array(ImageGrab.grab(xdisplay=display))[:, :, ::-1].copy()
+            ys, xs = green_area(shot)
+            score = 0.0
+            if len(ys) > 100_000:  # the window is up; is it painted in full yet?
+                shown = shot[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+                shown = cv2.resize(shown, (img.shape[1], img.shape[0]))
+                score = cv2.matchTemplate(shown, img, cv2.TM_CCOEFF_NORMED).max()
+            if score > 0.8 or time.monotonic() > deadline:
+                break
+        window.close()
+        if score > 0.8:
+            break
     assert len(ys) > 100_000, "no referee screen visible"
-    shown = shot[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
-    shown = cv2.resize(shown, (img.shape[1], img.shape[0]))
-    score = cv2.matchTemplate(shown, img, cv2.TM_CCOEFF_NORMED).max()
-    assert score > 0.8
+    assert score > 0.8, "the window does not show what was rendered"
