@@ -116,3 +116,58 @@ def test_the_walk_reads_the_same_with_or_without_the_free_readings_log_probs():
     text, score = backend._forced(encoded)
     reused_text, reused_score = backend._forced(encoded, backend._generate(encoded))
     assert reused_text == text and reused_score == pytest.approx(score, abs=0.05)
+
+
+@pytest.mark.slow
+def test_the_guessed_rest_of_the_way_is_the_phrase_spelled_like_the_free_reading():
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+
+    backend = ConstrainedWhisperBackend()
+    backend.set_context(PLAY)
+
+    def guess(prefix: str, heard: str) -> str:
+        tokens = backend.hf.encode(prefix, add_special_tokens=False).ids if prefix else []
+        node = backend.grammar
+        for token in tokens:
+            node = node.children[token]
+        return backend.hf.decode(tokens + backend._likeliest_rest(node, tokens, heard))
+
+    # the phrase most like what was heard, in the form the decoder writes (sentence case,
+    # no comma), not just any form of it
+    assert guess(" Two", " Too several.") == " Two sevens"
+    assert guess(" Ben", " Man cheat") == " Ben cheat"
+    assert guess(" Che", " Cheeter!") == " Cheater"
+    assert guess(" Two", "") == " Two"  # nothing heard: no guess
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not espeak_available(), reason="espeak-ng not installed")
+def test_guessing_the_rest_of_the_way_saves_decoder_passes_and_reads_the_same(monkeypatch):
+    """A pass scores the guessed rest of the phrase too; when the walk goes that way, its
+    later forks need no pass of their own. The reading must not change."""
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+
+    backend = ConstrainedWhisperBackend()
+    backend.set_context(PLAY)
+    passes = [0]
+    log_probs = backend._log_probs
+
+    def counted(encoded, tokens):
+        passes[0] += 1
+        return log_probs(encoded, tokens)
+
+    monkeypatch.setattr(backend, "_log_probs", counted)
+    readings = {}
+    for guessing in (True, False):
+        if not guessing:
+            monkeypatch.setattr(backend, "_likeliest_rest", lambda node, tokens, heard: [])
+        passes[0] = 0
+        for text in ("three sevens", "cheat artless", "two several", "bullshit Alice"):
+            speech = synthesize(text, voice="en-us", speed=160)
+            encoded = backend.encode(padded(speech, lead_s=0.3, tail_s=0.4, level=0.1))
+            readings[guessing, text] = backend._forced(encoded, backend._generate(encoded))
+        readings[guessing] = passes[0]
+    for text in ("three sevens", "cheat artless", "two several", "bullshit Alice"):
+        (guessed, score), (plain, plain_score) = readings[True, text], readings[False, text]
+        assert guessed == plain and score == pytest.approx(plain_score, abs=0.05)
+    assert readings[True] < readings[False]

@@ -48,6 +48,9 @@ FREE_FLOOR = -2.0
 MIN_LIKENESS = 0.2
 #: constrained mode: decoder calls one forced reading may take (one per fork in the tree)
 MAX_GRAMMAR_STEPS = 10
+#: constrained mode: phrases weighed when guessing the rest of the walk's way (a guess only
+#: saves decoder passes; it never changes the reading)
+MAX_GUESSES = 400
 #: a reading less sure than this (token probability x speech probability) is dropped: in
 #: noise, whisper reads short bursts as the prompt's own phrases ("two sevens") at 0.08-0.13;
 #: chosen on synthetic speech in noise (best of 0.05-0.2)
@@ -74,6 +77,11 @@ def _log_softmax(result) -> np.ndarray:
 def likeness(heard: str, forced: str) -> float:
     """How alike two readings are spelled, 0-1 (spaces ignored)."""
     return difflib.SequenceMatcher(None, heard.replace(" ", ""), forced.replace(" ", "")).ratio()
+
+
+def _written_alike(a: str, b: str) -> float:
+    """How alike two writings are, capitals and punctuation included, 0-1."""
+    return difflib.SequenceMatcher(None, a.strip(), b.strip()).ratio()
 
 
 def _model_path() -> str:
@@ -184,10 +192,17 @@ class WhisperBackend:
 
         A decoder pass is needed only where the tree forks (or a phrase may end): between
         forks the path is known, and the next pass scores those tokens too. While the walk
-        follows the ``free`` reading's tokens, that reading's own log-probs serve.
+        follows the ``free`` reading's tokens, that reading's own log-probs serve. A pass
+        also scores a guess at the rest of the way (the legal phrase spelled most like the
+        free reading), so that when the walk goes that way its later forks cost nothing: the
+        decoder is causal, so the rows for a prefix do not depend on what follows it.
         """
         heard: list[int] = list(free.sequences_ids[0]) if free is not None else []
-        heard_rows = _log_softmax(free) if free is not None else None
+        heard_text = self.hf.decode(heard) if free is not None else ""
+        #: token paths already scored, with their log-prob rows (row i: the choice after i)
+        known: list[tuple[list[int], np.ndarray]] = []
+        if free is not None:
+            known.append((heard, _log_softmax(free)))
         tokens: list[int] = []
         node = self.grammar
         for _ in range(MAX_GRAMMAR_STEPS):
@@ -195,10 +210,14 @@ class WhisperBackend:
                 token, node = next(iter(node.children.items()))
                 tokens.append(token)
             n = len(tokens)
-            if heard_rows is not None and n < len(heard_rows) and tokens == heard[:n]:
-                log_probs = heard_rows[: n + 1]
-            else:
-                log_probs = self._log_probs(encoded, tokens)
+            log_probs = next(
+                (rows[: n + 1] for path, rows in known if n < len(rows) and path[:n] == tokens),
+                None,
+            )
+            if log_probs is None:
+                path = tokens + self._likeliest_rest(node, tokens, heard_text)
+                known.append((path, self._log_probs(encoded, path)))
+                log_probs = known[-1][1][: n + 1]
             step = log_probs[n]
             options = list(node.children)
             if node.terminal:
@@ -210,6 +229,40 @@ class WhisperBackend:
             tokens.append(best)
             node = node.children[best]
         return "", -math.inf
+
+    def _likeliest_rest(self, node: grammar.Node, tokens: list[int], heard: str) -> list[int]:
+        """The way from ``node`` to a phrase's end whose whole phrase is spelled most like
+        ``heard`` (the decoder's own writing of its free reading); among forms of the same
+        phrase, the one written as the decoder usually writes (sentence case, few commas),
+        then most like ``heard``. At most MAX_GUESSES ways are weighed."""
+        if not heard:
+            return []
+        words = normalize(heard)
+        best: tuple[tuple[float, float, float], list[int]] = ((-1.0, -99.0, -1.0), [])
+        stack: list[tuple[grammar.Node, list[int]]] = [(node, [])]
+        seen = 0
+        while stack and seen < MAX_GUESSES:
+            at, rest = stack.pop()
+            if at.terminal:
+                seen += 1
+                written = self.hf.decode(tokens + rest)
+                score = (
+                    likeness(words, normalize(written)),
+                    -self._unusual(written),
+                    _written_alike(heard, written),
+                )
+                if score > best[0]:
+                    best = (score, rest)
+            stack += [(child, [*rest, token]) for token, child in at.children.items()]
+        return best[1]
+
+    def _unusual(self, written: str) -> int:
+        """Capitals inside a phrase (not a name, not "I") and commas: forms the decoder
+        seldom writes."""
+        names = {name.lower() for name in self.ctx.players}
+        later = written.split()[1:]
+        capitals = sum(w[:1].isupper() and normalize(w) not in names | {"i"} for w in later)
+        return capitals + written.count(",")
 
     def _text(self, result) -> str:
         return self._text_of(result.sequences_ids[0])
