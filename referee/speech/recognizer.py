@@ -29,13 +29,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from referee.intents import Intent, parse
+from referee.intents import Intent
 from referee.speech import backends
 from referee.speech.audio import Chunk
 from referee.speech.profile import DEFAULT, MicProfile
 from referee.speech.types import SAMPLE_RATE, Heard, Hypothesis, Utterance
 from referee.speech.vad import FRAME, Segment, Segmenter
-from referee.speech.vocab import ListenContext, admit, covered
+from referee.speech.vocab import ListenContext, interpret
 
 #: decode an utterance in progress at its first short pause (a word may have just ended):
 #: a call found there is emitted at once, and anything else is reused at the endpoint
@@ -159,10 +159,7 @@ class Recognizer:
 
     def interpret(self, text: str) -> Intent | None:
         """The intent of ``text`` if it is legal now, else None."""
-        if not covered(text, self.context):
-            return None
-        intent = parse(text, self.context.players)
-        return intent if admit(intent, self.context) else None
+        return interpret(text, self.context)
 
     def _recognize(self, segment: Segment, final: bool = True) -> Hypothesis:
         """Decode, or reuse the decode made at the first pause when nothing was said since.

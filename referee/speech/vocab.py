@@ -27,6 +27,7 @@ from referee.intents import (
     TARGET_MARKERS,
     Intent,
     normalize,
+    parse,
 )
 
 INTENT_TYPES = frozenset({"claim", "call", "pass", "command", "name", "count", "verdict"})
@@ -106,6 +107,15 @@ def covered(text: str, ctx: ListenContext) -> bool:
     """
     names = {w for name in name_words(ctx) for w in name.split()}
     return all(w in GAME_WORDS or w in names or w.isdigit() for w in normalize(text).split())
+
+
+def interpret(text: str, ctx: ListenContext) -> Intent | None:
+    """The intent of ``text`` if it is legal now (every word a word of the game, and the
+    intent one the phase admits), else None."""
+    if not covered(text, ctx):
+        return None
+    intent = parse(text, ctx.players)
+    return intent if admit(intent, ctx) else None
 
 
 def count_words(ctx: ListenContext) -> list[str]:

@@ -28,7 +28,7 @@ import numpy as np
 from referee.intents import Intent, normalize, parse
 from referee.speech import grammar
 from referee.speech.types import SAMPLE_RATE, Hypothesis
-from referee.speech.vocab import ListenContext, admit, covered, max_words, prompt
+from referee.speech.vocab import ListenContext, interpret, max_words, prompt
 
 MAX_NEW_TOKENS = 14
 #: constrained mode: how much less likely (mean log-prob) the reading held to the legal
@@ -292,10 +292,8 @@ class WhisperBackend:
         text, guessed = self._text(result), False
         if len(text.split()) > self.max_words:
             return Hypothesis("", chatter=True)  # chatter, or the prompt looping back
-        free = parse(text, self.ctx.players)
-        legal = covered(text, self.ctx) and admit(free, self.ctx)
         score = result.scores[0]
-        if self.constrained and not legal and score >= FREE_FLOOR:
+        if self.constrained and interpret(text, self.ctx) is None and score >= FREE_FLOOR:
             if not final:
                 # a guessed early reading is never acted on: leave the second reading to
                 # the final decode
@@ -308,7 +306,7 @@ class WhisperBackend:
                 likeness(text, forced_text) >= MIN_LIKENESS
                 and forced_score >= score - RESCORE_MARGIN
                 and forced_score >= FORCED_FLOOR
-                and compatible(free, parse(forced_text, self.ctx.players))
+                and compatible(parse(text, self.ctx.players), parse(forced_text, self.ctx.players))
             ):
                 text, score, guessed = forced_text, forced_score, True
         confidence = math.exp(score) * (1.0 - result.no_speech_prob)
