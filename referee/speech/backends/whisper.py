@@ -149,6 +149,8 @@ class WhisperBackend:
     def set_context(self, ctx: ListenContext) -> list[str]:
         self.ctx = ctx
         self.max_words = max_words(ctx)
+        #: words written with a capital inside a phrase: the players' names and "I"
+        self.capitalized = frozenset(name.lower() for name in ctx.players) | {"i"}
         tok = self.tokenizer
         text_ids = self.hf.encode(" " + prompt(ctx), add_special_tokens=False).ids
         self.prompt_ids = [tok.sot_prev, *text_ids[-200:], *tok.sot_sequence, tok.no_timestamps]
@@ -259,9 +261,8 @@ class WhisperBackend:
     def _unusual(self, written: str) -> int:
         """Capitals inside a phrase (not a name, not "I") and commas: forms the decoder
         seldom writes."""
-        names = {name.lower() for name in self.ctx.players}
         later = written.split()[1:]
-        capitals = sum(w[:1].isupper() and normalize(w) not in names | {"i"} for w in later)
+        capitals = sum(w[:1].isupper() and normalize(w) not in self.capitalized for w in later)
         return capitals + written.count(",")
 
     def _text(self, result) -> str:
