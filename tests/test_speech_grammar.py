@@ -171,3 +171,30 @@ def test_guessing_the_rest_of_the_way_saves_decoder_passes_and_reads_the_same(mo
         (guessed, score), (plain, plain_score) = readings[True, text], readings[False, text]
         assert guessed == plain and score == pytest.approx(plain_score, abs=0.05)
     assert readings[True] < readings[False]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not espeak_available(), reason="espeak-ng not installed")
+def test_an_early_reading_finished_as_final_reuses_its_encoding():
+    """The recognizer finishes an unsettled early reading on the same audio: the backend
+    encodes it once, and reads it as a fresh backend would."""
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+
+    audio = padded(synthesize("cheeter"), lead_s=0.3, tail_s=0.3)
+    fresh = ConstrainedWhisperBackend()
+    fresh.set_context(PLAY)
+    expected = fresh.decode(audio, final=True)
+    assert expected.guessed  # the free reading was not legal: the walk mended it
+
+    backend = ConstrainedWhisperBackend()
+    backend.set_context(PLAY)
+    encoded: list[int] = []
+    encode = backend.encode
+    backend.encode = lambda samples: encoded.append(len(samples)) or encode(samples)
+    assert backend.decode(audio, final=False).unsettled
+    assert backend.decode(audio.copy(), final=True) == expected
+    assert encoded == [len(audio)]
+    backend.decode(audio[:-320], final=True)  # other audio
+    backend.set_context(ListenContext.for_rank_due("8", PLAYERS))  # another prompt
+    backend.decode(audio[:-320], final=True)
+    assert len(encoded) == 3

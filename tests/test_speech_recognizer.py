@@ -243,13 +243,23 @@ def test_an_early_claim_stands_unless_the_whole_utterance_is_chatter_or_it_was_g
 
 
 def test_an_unsettled_early_reading_is_decoded_again_as_final():
-    # read at the first pause without the second reading; nothing is said after it, so that
-    # reading would be reused for the final: it is decoded again, as final, and mended then
+    # read during the words without the second reading; nothing is said after it, so that
+    # reading would be reused for the final: it is decoded again, as final, and mended then,
+    # on the same audio (only quiet came after it, and the backend still has its encoding)
     rec = recognizer()
     heard = finals(rec, table((1.0, 1900, 0.6)))
     assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
     assert heard[0].guessed
     assert rec.backend.finals[-2:] == [False, True]
+    assert rec.backend.decoded[-1] == rec.backend.decoded[-2]
+
+
+def test_an_unsettled_early_reading_followed_by_more_words_is_read_whole():
+    # the same mended word, then more words: the final reads all of it, not the early audio
+    rec = recognizer()
+    finals(rec, table((1.0, 1900, 0.6), (1.7, 1300, 0.4)))
+    assert rec.backend.finals[-1] is True
+    assert rec.backend.decoded[-1] > max(rec.backend.decoded[:-1])
 
 
 def test_a_name_then_a_call_is_known_as_a_named_call_before_the_call_ends():

@@ -166,7 +166,11 @@ class Recognizer:
 
         The final decodes again when that early reading left work for it (``unsettled``) or
         found nothing legal: the quiet tail since then, below the voice gate, may hold the end
-        of the last word.
+        of the last word. An unsettled reading with no more than a first pause of quiet after
+        it (a periodic re-read that landed at the end of the words) is finished on its own
+        audio instead, as a settled early reading would be reused: the backend still holds its
+        encoding, so only the second reading is new work, where reading it all again would
+        cost an encoding and a free reading more.
 
         ``busy_until`` models when the answer would be known live: decoding starts once the
         audio is in and the previous decode is done.
@@ -178,11 +182,16 @@ class Recognizer:
             if read == len(segment.audio) or not final or settled:
                 self.busy_until = max(self.busy_until, self.audio_time)
                 return early
+            if early.unsettled and len(segment.audio) - read <= EARLY_PAUSE_FRAMES * FRAME:
+                return self._decode(key, segment.audio[:read], final)
+        return self._decode(key, segment.audio, final)
+
+    def _decode(self, key: tuple[float, float], audio: np.ndarray, final: bool) -> Hypothesis:
         started = time.perf_counter()
-        hypothesis = self.backend.decode(segment.audio, final=final)
+        hypothesis = self.backend.decode(audio, final=final)
         self.compute_s += time.perf_counter() - started
         self.busy_until = max(self.busy_until, self.audio_time) + time.perf_counter() - started
-        self._cached = (key, len(segment.audio), hypothesis)
+        self._cached = (key, len(audio), hypothesis)
         return hypothesis
 
     def _legal(self, hypothesis: Hypothesis) -> bool:

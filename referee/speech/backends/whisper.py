@@ -153,6 +153,8 @@ class WhisperBackend:
 
     def set_context(self, ctx: ListenContext) -> list[str]:
         self.ctx = ctx
+        #: the last audio read, its encoding and free reading (see :meth:`_read`)
+        self._last: tuple[tuple[int, int], object, object] | None = None
         self.max_words = max_words(ctx)
         #: words written with a capital inside a phrase: the players' names and "I"
         self.capitalized = frozenset(name.lower() for name in ctx.players) | {"i"}
@@ -290,9 +292,18 @@ class WhisperBackend:
             ctranslate2.StorageView.from_array(np.ascontiguousarray(mel[None])), to_cpu=True
         )
 
+    def _read(self, audio: np.ndarray):
+        """The encoding and free reading of ``audio``. The last ones are kept: an early
+        reading left unsettled is finished on the same audio (:mod:`..recognizer`), and then
+        only the second reading is new work."""
+        key = (len(audio), hash(audio.tobytes()))
+        if self._last is None or self._last[0] != key:
+            encoded = self.encode(audio)
+            self._last = (key, encoded, self._generate(encoded))
+        return self._last[1], self._last[2]
+
     def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
-        encoded = self.encode(audio)
-        result = self._generate(encoded)
+        encoded, result = self._read(audio)
         if result.no_speech_prob > self.no_speech_max:
             return Hypothesis("")
         text, guessed = self._text(result), False
