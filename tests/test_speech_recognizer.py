@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from referee.speech.audio import ArraySource
-from referee.speech.recognizer import Recognizer
+from referee.speech.recognizer import PARTIAL_MIN_S, Recognizer
 from referee.speech.types import SAMPLE_RATE, Hypothesis
+from referee.speech.vad import FRAME
 from referee.speech.vocab import ListenContext
 
 CHATTER = "<chatter>"  # a backend's verdict: speech too long to be a game phrase
@@ -242,12 +243,25 @@ def test_an_early_claim_stands_unless_the_whole_utterance_is_chatter_or_it_was_g
     assert [(h.utterance.partial, h.guessed) for h in heard] == [(True, True)]
 
 
+@pytest.mark.parametrize("start", [1.0, 1.3, 2.5, 3.7])
+def test_the_least_speech_read_at_a_first_pause_is_the_same_wherever_it_falls(start):
+    # PARTIAL_MIN_S of speech is read at its first pause, a frame less is not, at any time
+    # in the stream: audio times are sums of 20 ms frames, and compared as seconds ten
+    # frames were a hair short of 0.2 at some times and not at others
+    def early(length: float) -> list[bool]:
+        audio = table((start, 300, length))
+        return [h.utterance.partial for h in recognizer().utterances(ArraySource(audio))]
+
+    assert early(PARTIAL_MIN_S) == [True, False]
+    assert early(PARTIAL_MIN_S - FRAME / SAMPLE_RATE) == [False]
+
+
 def test_an_unsettled_early_reading_is_decoded_again_as_final():
     # read during the words without the second reading; nothing is said after it, so that
     # reading would be reused for the final: it is decoded again, as final, and mended then,
     # on the same audio (only quiet came after it, and the backend still has its encoding)
     rec = recognizer()
-    heard = finals(rec, table((1.0, 1900, 0.6)))
+    heard = finals(rec, table((1.0, 1900, 0.64)))
     assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
     assert heard[0].guessed
     assert rec.backend.finals[-2:] == [False, True]
@@ -257,7 +271,7 @@ def test_an_unsettled_early_reading_is_decoded_again_as_final():
 def test_an_unsettled_early_reading_followed_by_more_words_is_read_whole():
     # the same mended word, then more words: the final reads all of it, not the early audio
     rec = recognizer()
-    finals(rec, table((1.0, 1900, 0.6), (1.7, 1300, 0.4)))
+    finals(rec, table((1.0, 1900, 0.64), (1.74, 1300, 0.4)))
     assert rec.backend.finals[-1] is True
     assert rec.backend.decoded[-1] > max(rec.backend.decoded[:-1])
 

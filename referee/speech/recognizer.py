@@ -41,9 +41,14 @@ from referee.speech.vocab import ListenContext, interpret
 #: a call found there is emitted at once, and anything else is reused at the endpoint
 EARLY_PAUSE_FRAMES = 3  # 60 ms
 #: during unbroken speech (or loud babble), re-decode every this much new audio
-PARTIAL_STEP_S = 0.3
-#: ...once it is this long (shorter is too little to recognize anything)
-PARTIAL_MIN_S = 0.2
+PARTIAL_STEP_S = 0.32
+#: ...once it is this long (shorter is too little to recognize anything); also the least
+#: speech read at a first pause. Both are whole frames (16 and 11): compared as sums of
+#: 20 ms frames, they were a hair over what they said (0.3 and 0.2) at most times and not at
+#: others, so the same words were read differently by where they fell in the stream. On
+#: synthetic speech 15 and 10 frames read 3 phrases fewer (both seeds); these read as many
+#: as before
+PARTIAL_MIN_S = 0.22
 #: a call is a few words; longer utterances in progress are not re-decoded
 PARTIAL_MAX_S = 1.5
 #: intents complete enough to emit from an utterance in progress (a claim needs count and rank;
@@ -51,6 +56,12 @@ PARTIAL_MAX_S = 1.5
 EARLY_TYPES = frozenset({"call", "claim", "name"})
 #: a name and a call this close together are one call by that player ("Ben... cheat!")
 NAME_CALL_GAP_S = 1.0
+
+
+def _frames(seconds: float) -> int:
+    """Whole 20 ms frames in ``seconds``. Audio times are sums of frame lengths: compared as
+    seconds, ten frames come to 0.19999999999999996 and fall short of 0.2."""
+    return round(seconds * SAMPLE_RATE / FRAME)
 
 
 def _complete(intent: Intent) -> bool:
@@ -239,7 +250,7 @@ class Recognizer:
         self._cached = None
         pending = np.zeros(0, np.float32)
         pending_start = 0.0
-        last_partial = 0.0
+        last_partial = 0
         called_early = False
         early: Heard | None = None
         echo = False
@@ -263,7 +274,7 @@ class Recognizer:
                 was_speaking = segmenter.in_speech
                 finished = segmenter.push(t, frame)
                 if segmenter.in_speech and not was_speaking:
-                    last_partial, called_early = 0.0, False
+                    last_partial, called_early = 0, False
                 if finished is not None:
                     heard = self._final(finished, early)
                     if heard is not None:
@@ -273,17 +284,17 @@ class Recognizer:
                 current = segmenter.current()
                 if not self.partials or current is None or called_early:
                     continue
-                length = current.end - current.start
+                length = _frames(current.end - current.start)
                 first_pause = segmenter.quiet_frames == EARLY_PAUSE_FRAMES
                 periodic = (
                     segmenter.quiet_frames == 0
-                    and PARTIAL_MIN_S <= length <= PARTIAL_MAX_S
-                    and length - last_partial >= PARTIAL_STEP_S
+                    and _frames(PARTIAL_MIN_S) <= length <= _frames(PARTIAL_MAX_S)
+                    and length - last_partial >= _frames(PARTIAL_STEP_S)
                     # live, a decode still running means the audio is waiting: don't add
                     # another one it would soon make stale
                     and self.busy_until <= self.audio_time
                 )
-                if (first_pause and length >= PARTIAL_MIN_S) or periodic:
+                if (first_pause and length >= _frames(PARTIAL_MIN_S)) or periodic:
                     last_partial = length
                     # the first pause is most often the end of the words: read it in full
                     # there, so the final (same audio, once the hangover ends) reuses it
