@@ -118,7 +118,7 @@ def run_backend(name: str, clips, options: dict) -> tuple[dict, list[dict]]:
     audio_s = 0.0
     recognizer.compute_s = 0.0
     for i, clip in enumerate(clips):
-        rows.append(score_clip(recognizer, clip))
+        rows.append(score_clip(recognizer, clip) | {"kind": clip.kind})
         audio_s += len(clip.audio) / 16000
         if (i + 1) % 100 == 0:
             print(f"  {name}: {i + 1}/{len(clips)}", file=sys.stderr, flush=True)
@@ -169,18 +169,32 @@ def write_report(results: dict, meta: dict, out: Path) -> None:
         "",
         "## Latency, end of speech → intent known (seconds, audio time, decoding included)",
         "",
-        "| backend | calls p50 | calls p95 | claims p50 | claims p95 | all p95 | RTF | "
-        "decode ms/clip | load s |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| backend | calls p50 | calls p95 | calls n | claims p50 | claims p95 | claims n | "
+        "all p95 | RTF | decode ms/clip | load s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for b in backends:
         s = results[b]["summary"]
         lat = s["latency"]
         lines.append(
             f"| {b} | {fmt(lat['call']['p50'])} | {fmt(lat['call']['p95'])} | "
-            f"{fmt(lat['claim']['p50'])} | {fmt(lat['claim']['p95'])} | {fmt(lat['all']['p95'])} | "
+            f"{lat['call']['n']} | {fmt(lat['claim']['p50'])} | {fmt(lat['claim']['p95'])} | "
+            f"{lat['claim']['n']} | {fmt(lat['all']['p95'])} | "
             f"{s['rtf']:.3f} | {s['decode_ms_per_clip']:.0f} | {s['load_s']:.1f} |"
         )
+    lines += [
+        "",
+        "With a few dozen calls, p95 lies between the second and third slowest: one more call "
+        "read right, or one slow call fewer, moves it. The slowest calls read right:",
+        "",
+    ]
+    for b in backends:
+        slowest = sorted(
+            (r for r in results[b]["rows"] if "latency" in r and r["kind"] == "call"),
+            key=lambda r: r["latency"],
+        )[-3:]
+        said = "; ".join(f"`{r['label']}` ({r['set']}) {r['latency']:.2f} s" for r in slowest)
+        lines.append(f"- {b}: {said or 'none'}")
     lines += ["", "## Real card phrases (pocketsphinx test data), as heard", ""]
     lines += ["| clip | " + " | ".join(backends) + " |", "|---|" + "---|" * len(backends)]
     cards = [r for r in next(iter(results.values()))["rows"] if r["set"].startswith("real cards")]
