@@ -294,8 +294,8 @@ class WhisperBackend:
 
     def _read(self, audio: np.ndarray):
         """The encoding and free reading of ``audio``. The last ones are kept: an early
-        reading left unsettled is finished on the same audio (:mod:`..recognizer`), and then
-        only the second reading is new work."""
+        reading left unsettled is finished on the same audio (:mod:`referee.speech.recognizer`),
+        and then only the second reading is new work."""
         key = (len(audio), hash(audio.tobytes()))
         if self._last is None or self._last[0] != key:
             encoded = self.encode(audio)
