@@ -82,7 +82,7 @@ def pct(values: list[float], q: float) -> float | None:
     return float(np.percentile(values, q)) if values else None
 
 
-def summarize(rows: list[dict], kinds: dict[str, str]) -> dict:
+def summarize(rows: list[dict]) -> dict:
     by_set: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
         by_set[row["set"]].append(row)
@@ -102,9 +102,7 @@ def summarize(rows: list[dict], kinds: dict[str, str]) -> dict:
     latency: dict[str, dict] = {}
     for kind in ("call", "claim", "all"):
         values = [
-            r["latency"]
-            for r in rows
-            if "latency" in r and (kind == "all" or kinds[r["label"]] == kind)
+            r["latency"] for r in rows if "latency" in r and (kind == "all" or r["kind"] == kind)
         ]
         latency[kind] = {"n": len(values), "p50": pct(values, 50), "p95": pct(values, 95)}
     return {"sets": sets, "latency": latency}
@@ -122,8 +120,7 @@ def run_backend(name: str, clips, options: dict) -> tuple[dict, list[dict]]:
         audio_s += len(clip.audio) / 16000
         if (i + 1) % 100 == 0:
             print(f"  {name}: {i + 1}/{len(clips)}", file=sys.stderr, flush=True)
-    kinds = {c.label: c.kind for c in clips}
-    summary = summarize(rows, kinds)
+    summary = summarize(rows)
     summary["rtf"] = recognizer.compute_s / audio_s
     summary["load_s"] = load_s
     summary["decode_ms_per_clip"] = 1000 * recognizer.compute_s / len(clips)
