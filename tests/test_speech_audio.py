@@ -14,6 +14,7 @@ from referee.speech.audio import (
     NO_MIC,
     ArraySource,
     MicSource,
+    StreamResampler,
     WavSource,
     level_problem,
     read_wav,
@@ -104,6 +105,23 @@ def test_resample_down_removes_content_above_the_new_nyquist():
     assert float(np.max(np.abs(alias[200:-200]))) < 0.05  # 12 kHz would alias: filtered
 
 
+@pytest.mark.parametrize("rate", [44100, 48000, 22050, 8000])
+def test_a_stream_resampled_block_by_block_is_the_whole_signal_resampled(rate):
+    """Blocks of any size, as a sound card delivers them: no clicks at their edges and no
+    drift, only the last few samples held back until more come."""
+    rng = np.random.default_rng(rate)
+    x = (0.1 * rng.standard_normal(2 * rate)).astype(np.float32)
+    stream, out, i = StreamResampler(rate), [], 0
+    while i < len(x):
+        n = int(rng.integers(1, 3000))
+        out.append(stream.push(x[i : i + n]))
+        i += n
+    streamed, whole = np.concatenate(out), resample(x, rate)
+    held_back = 33 * SAMPLE_RATE // rate + 2  # the filter reaches 32 input samples ahead
+    assert len(whole) - held_back <= len(streamed) <= len(whole)
+    np.testing.assert_allclose(streamed, whole[: len(streamed)], atol=1e-6)
+
+
 def test_sources_stream_chunks_with_audio_times():
     chunks = list(ArraySource(np.zeros(SAMPLE_RATE, np.float32), chunk_s=0.1))
     assert len(chunks) == 10
@@ -115,3 +133,97 @@ def test_no_microphone_is_a_clear_message():
     with pytest.raises(UserError, match="No microphone found"):
         list(MicSource(seconds=0.1))
     assert "referee demo" in NO_MIC
+
+
+class FakeCard:
+    """``sounddevice`` as far as :class:`MicSource` uses it: one input device that records a
+    440 Hz tone at the rates and channel counts it accepts (a webcam: 48 kHz stereo only)."""
+
+    def __init__(self, rates=(48000,), channels=(2,), seconds=10.0, fail_on_stop=False):
+        self.rates, self.channels = set(rates), set(channels)
+        self.seconds = seconds
+        self.fail_on_stop = fail_on_stop
+        self.opened: dict = {}
+
+    def query_devices(self, device=None, kind=None):
+        info = {"name": "USB webcam", "max_input_channels": 2, "default_samplerate": 48000.0}
+        return info if kind else [info]
+
+    def check_input_settings(self, device=None, channels=None, dtype=None, samplerate=None):
+        if samplerate not in self.rates:
+            raise ValueError("Invalid sample rate")
+        if channels not in self.channels:
+            raise ValueError("Invalid number of channels")
+
+    def InputStream(self, **settings):
+        self.opened = settings
+        return FakeStream(self, **settings)
+
+
+class FakeStream:
+    def __init__(self, card, samplerate, channels, dtype, blocksize, device, callback):
+        self.card, self.rate, self.channels = card, samplerate, channels
+        self.blocksize, self.callback = blocksize, callback
+
+    def start(self):
+        mono = tone(440, self.card.seconds, self.rate)
+        frames = np.repeat(mono[:, None], self.channels, axis=1)
+        for i in range(0, len(frames), self.blocksize):  # all at once: the queue holds them
+            block = frames[i : i + self.blocksize]
+            self.callback(block, len(block), None, None)
+
+    def stop(self):
+        if self.card.fail_on_stop:
+            raise RuntimeError("PortAudio: device unavailable")
+
+    def close(self):
+        pass
+
+
+def test_a_microphone_that_records_only_48k_stereo_is_heard_as_16k_mono(monkeypatch):
+    import referee.speech.audio as audio
+
+    card = FakeCard(rates=(48000,), channels=(2,))
+    monkeypatch.setattr(audio, "_sounddevice", lambda: card)
+    got = list(MicSource(seconds=0.5))
+    assert (card.opened["samplerate"], card.opened["channels"]) == (48000, 2)
+    assert all(a.end == pytest.approx(b.start) for a, b in zip(got, got[1:], strict=False))
+    samples = np.concatenate([c.samples for c in got])
+    assert 0.5 * SAMPLE_RATE <= len(samples) < 0.53 * SAMPLE_RATE
+    spectrum = np.abs(np.fft.rfft(samples[800:]))
+    peak_hz = np.argmax(spectrum) * SAMPLE_RATE / len(samples[800:])
+    assert peak_hz == pytest.approx(440, abs=3)
+    assert float(np.max(np.abs(samples[800:]))) == pytest.approx(0.3, abs=0.01)
+
+
+def test_the_microphone_records_16k_mono_when_it_can(monkeypatch):
+    import referee.speech.audio as audio
+
+    card = FakeCard(rates=(16000, 48000), channels=(1, 2))
+    monkeypatch.setattr(audio, "_sounddevice", lambda: card)
+    samples = np.concatenate([c.samples for c in MicSource(seconds=0.2)])
+    assert (card.opened["samplerate"], card.opened["channels"]) == (16000, 1)
+    np.testing.assert_allclose(samples[:3200], tone(440, 0.2), atol=1e-6)
+
+
+def test_a_microphone_that_refuses_every_format_is_a_clear_message(monkeypatch):
+    import referee.speech.audio as audio
+
+    monkeypatch.setattr(audio, "_sounddevice", lambda: FakeCard(rates=()))
+    with pytest.raises(UserError, match="refused every format.*Invalid sample rate.*USB webcam"):
+        list(MicSource(seconds=0.1))
+
+
+def test_a_microphone_that_goes_quiet_mid_stream_is_a_clear_message(monkeypatch):
+    """Unplugged mid-game: the stream stops calling back, and stopping it fails too; the
+    player is told, in words, what happened."""
+    import referee.speech.audio as audio
+
+    card = FakeCard(seconds=0.3, fail_on_stop=True)
+    monkeypatch.setattr(audio, "_sounddevice", lambda: card)
+    monkeypatch.setattr(audio, "MIC_SILENT_S", 0.1)
+    heard = []
+    with pytest.raises(UserError, match="stopped delivering audio"):
+        for chunk in MicSource(seconds=5):
+            heard.append(chunk)
+    assert sum(len(c.samples) for c in heard) >= 0.29 * SAMPLE_RATE  # what came first is kept

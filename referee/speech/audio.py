@@ -40,20 +40,60 @@ class Chunk:
         return self.start + len(self.samples) / SAMPLE_RATE
 
 
+def _lowpass(rate: int, target: int) -> np.ndarray:
+    """Windowed-sinc low-pass taps for going down from ``rate`` to ``target`` (one tap, a
+    pass-through, when going up)."""
+    if target >= rate:
+        return np.ones(1)
+    cutoff = 0.45 * target / rate  # cycles per input sample
+    n = np.arange(-32, 33)
+    taps = 2 * cutoff * np.sinc(2 * cutoff * n) * np.hamming(len(n))
+    return taps / taps.sum()
+
+
 def resample(samples: np.ndarray, rate: int, target: int = SAMPLE_RATE) -> np.ndarray:
     """Resample mono float samples; a windowed-sinc low-pass first when going down."""
     if rate == target or len(samples) == 0:
         return samples.astype(np.float32, copy=False)
-    x = samples.astype(np.float64)
-    if target < rate:
-        cutoff = 0.45 * target / rate  # cycles per input sample
-        half = 32
-        n = np.arange(-half, half + 1)
-        taps = 2 * cutoff * np.sinc(2 * cutoff * n) * np.hamming(2 * half + 1)
-        x = np.convolve(x, taps / taps.sum(), mode="same")
+    x = np.convolve(samples.astype(np.float64), _lowpass(rate, target), mode="same")
     count = int(round(len(x) * target / rate))
     positions = np.arange(count) * (rate / target)
     return np.interp(positions, np.arange(len(x)), x).astype(np.float32)
+
+
+class StreamResampler:
+    """:func:`resample` for a stream that comes in blocks of any size, as if it were one
+    long signal: the filter's history and the position between input samples carry over
+    from block to block, so block edges leave no clicks and no drift. Each block's output
+    stops a few input samples short of its end (the filter's reach); they come with the next.
+    """
+
+    def __init__(self, rate: int, target: int = SAMPLE_RATE):
+        self.rate, self.target = rate, target
+        self._taps = _lowpass(rate, target)
+        self._reach = len(self._taps) // 2
+        self._step = rate / target
+        #: input not yet consumed, and the stream index of its first sample (the stream is
+        #: taken as silent before its start, as ``resample``'s filter does)
+        self._x = np.zeros(self._reach)
+        self._x0 = -self._reach
+        self._out = 0  # output samples given so far
+
+    def push(self, samples: np.ndarray) -> np.ndarray:
+        if self.rate == self.target:
+            return samples.astype(np.float32, copy=False)
+        self._x = np.concatenate([self._x, samples.astype(np.float64)])
+        filtered = np.convolve(self._x, self._taps, mode="valid")
+        first = self._x0 + self._reach  # stream index of filtered[0]
+        last = first + len(filtered) - 1
+        count = max(0, int(np.floor((last - 1) / self._step)) + 1 - self._out)
+        positions = (self._out + np.arange(count)) * self._step
+        out = np.interp(positions - first, np.arange(len(filtered)), filtered)
+        self._out += count
+        keep_from = int(np.floor(self._out * self._step)) - self._reach
+        self._x = self._x[keep_from - self._x0 :]
+        self._x0 = keep_from
+        return out.astype(np.float32)
 
 
 def to_mono_float(frames: np.ndarray, channels: int) -> np.ndarray:
@@ -224,8 +264,41 @@ def _pick_device(device: str | int | None) -> int | None:
     return matches[0]
 
 
+#: the microphone is taken as gone when it delivers nothing for this long
+MIC_SILENT_S = 2.0
+
+
+def _input_format(sd, device: int | None) -> tuple[int, int]:
+    """A (rate, channels) the input device accepts: 16 kHz mono when it can, else its own
+    rate and channel count (a cheap webcam's microphone often records only at 44.1 or 48 kHz,
+    or only in stereo); the stream converts to 16 kHz mono either way."""
+    try:
+        info = sd.query_devices(device, kind="input")
+        native, most = int(info["default_samplerate"]), max(1, int(info["max_input_channels"]))
+    except Exception:  # PortAudio errors come in several types
+        native, most = SAMPLE_RATE, 1
+    refused = []
+    for rate, channels in dict.fromkeys(
+        [(SAMPLE_RATE, 1), (native, 1), (SAMPLE_RATE, most), (native, most)]
+    ):
+        try:
+            sd.check_input_settings(
+                device=device, channels=channels, dtype="float32", samplerate=rate
+            )
+        except Exception as err:
+            refused.append(f"{rate} Hz x {channels}: {err}")
+            continue
+        return rate, channels
+    names = ", ".join(f"{i}: {name}" for i, name in list_input_devices())
+    raise _user_error(
+        f"The microphone refused every format tried ({'; '.join(refused)}). "
+        f"Pick another one. Input devices: {names}"
+    )
+
+
 class MicSource:
-    """The microphone (``device``: index, part of a name, or None for the default), 16 kHz mono.
+    """The microphone (``device``: index, part of a name, or None for the default), as 16 kHz
+    mono whatever rate and channels the device records in.
 
     ``seconds`` stops after that much audio (None: until interrupted). Audio time counts
     samples delivered, so it is the same clock the recognizer stamps utterances with.
@@ -244,34 +317,40 @@ class MicSource:
     def __iter__(self) -> Iterator[Chunk]:
         sd = _sounddevice()
         device = _pick_device(self.device)
+        rate, channels = _input_format(sd, device)
         blocks: queue.Queue[np.ndarray] = queue.Queue()
 
         def callback(indata, _frames, _time, _status) -> None:
-            blocks.put(indata[:, 0].copy())
+            blocks.put(indata.mean(axis=1) if indata.shape[1] > 1 else indata[:, 0].copy())
 
         try:
             stream = sd.InputStream(
-                samplerate=SAMPLE_RATE,
-                channels=1,
+                samplerate=rate,
+                channels=channels,
                 dtype="float32",
-                blocksize=int(self.chunk_s * SAMPLE_RATE),
+                blocksize=int(self.chunk_s * rate),
                 device=device,
                 callback=callback,
             )
             stream.start()
         except Exception as err:  # sd.PortAudioError and friends
             raise _user_error(f"{NO_MIC} ({err})") from err
+        to_16k = StreamResampler(rate)
         position = 0
         try:
             while self.seconds is None or position < self.seconds * SAMPLE_RATE:
                 try:
-                    block = blocks.get(timeout=2.0)
+                    block = to_16k.push(blocks.get(timeout=MIC_SILENT_S))
                 except queue.Empty:
                     raise _user_error(
                         f"The microphone stopped delivering audio. {NO_MIC}"
                     ) from None
-                yield Chunk(position / SAMPLE_RATE, block)
-                position += len(block)
+                if len(block):
+                    yield Chunk(position / SAMPLE_RATE, block)
+                    position += len(block)
         finally:
-            stream.stop()
-            stream.close()
+            try:
+                stream.stop()
+                stream.close()
+            except Exception:  # a device unplugged mid-stream may fail to stop: it is gone
+                pass
