@@ -99,13 +99,22 @@ def summarize(rows: list[dict]) -> dict:
                 "n": len(items),
                 "false_accept": sum(r["accepted"] for r in items) / len(items),
             }
+    # the accuracy target names claims and calls: the same sets, those phrases alone
+    claims_and_calls = {}
+    for name, items in by_set.items():
+        scored = [r for r in items if "correct" in r and r["kind"] in ("claim", "call")]
+        if scored:
+            claims_and_calls[name] = {
+                "n": len(scored),
+                "accuracy": sum(r["correct"] for r in scored) / len(scored),
+            }
     latency: dict[str, dict] = {}
     for kind in ("call", "claim", "all"):
         values = [
             r["latency"] for r in rows if "latency" in r and (kind == "all" or r["kind"] == kind)
         ]
         latency[kind] = {"n": len(values), "p50": pct(values, 50), "p95": pct(values, 95)}
-    return {"sets": sets, "latency": latency}
+    return {"sets": sets, "claims_and_calls": claims_and_calls, "latency": latency}
 
 
 def run_backend(name: str, clips, options: dict) -> tuple[dict, list[dict]]:
@@ -161,6 +170,21 @@ def write_report(results: dict, meta: dict, out: Path) -> None:
                 cells.append(fmt(entry["accuracy"], True))
             else:
                 cells.append("FA " + fmt(entry["false_accept"], True))
+        lines.append(f"| {s} | {n} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Claims and calls alone (the phrases the accuracy target names), same clips:",
+        "",
+        "| set | n | " + " | ".join(backends) + " |",
+        "|---|---|" + "---|" * len(backends),
+    ]
+    cc_sets = list(
+        dict.fromkeys(s for r in results.values() for s in r["summary"]["claims_and_calls"])
+    )
+    for s in cc_sets:
+        entries = [results[b]["summary"]["claims_and_calls"].get(s) for b in backends]
+        n = next(e["n"] for e in entries if e)
+        cells = [fmt(e["accuracy"], True) if e else "–" for e in entries]
         lines.append(f"| {s} | {n} | " + " | ".join(cells) + " |")
     lines += [
         "",
