@@ -81,6 +81,9 @@ def test_zero_is_a_number_and_two_names_are_nobody():
         ("four", "two tens", False),
         ("two aces", "two sevens", True),  # a claim stays a claim
         ("two aces", "cheat", False),
+        ("Ben teet", "Ben, cheat!", True),  # a name stays the caller of a call
+        ("Ben teet", "cheat, Alice!", False),  # ...the same caller
+        ("Ben teet", "two tens", False),
     ],
 )
 def test_a_forced_reading_only_mends_what_was_misheard(free, forced, ok):
