@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from referee.speech.backends.whisper import ConstrainedWhisperBackend
-from referee.speech.types import SAMPLE_RATE, Hypothesis
+from referee.speech.types import SAMPLE_RATE
 from referee.speech.vocab import ListenContext
 
 PLAYERS = ("Alice", "Ben", "Cara")
@@ -42,20 +42,17 @@ def backend():
     return ConstrainedWhisperBackend()
 
 
-def decide(backend, free: Reading, *forced: Reading, rank_due: str = "7", final=True) -> Hypothesis:
-    """What the backend keeps when its decoder reads ``free``, and, held to the legal
-    phrases, ``forced`` (the greedy walk's reading, then the second walk's)."""
+def decide(backend, free: Reading, forced: Reading | None = None, rank_due: str = "7", final=True):
     backend.set_context(ListenContext.for_rank_due(rank_due, PLAYERS))
     backend._generate = lambda encoded: free
     backend._text = lambda reading: reading.text
     backend.forced_reads = 0
 
     def read_forced(encoded, free=None):
-        for reading in forced or [Reading("", -99.0)]:
-            backend.forced_reads += 1
-            yield reading.text, reading.score
+        backend.forced_reads += 1
+        return (forced.text, forced.score) if forced else ("", -99.0)
 
-    backend._forced_readings = read_forced
+    backend._forced = read_forced
     return backend.decode(np.zeros(SAMPLE_RATE // 2, np.float32), final=final)
 
 
@@ -69,23 +66,6 @@ def test_an_early_reading_leaves_the_second_reading_to_the_final_one(backend):
     assert early.unsettled and backend.forced_reads == 0
     final = decide(backend, Reading("ball shit", -0.6), Reading("bullshit", -0.3))
     assert not final.unsettled and final.text == "bullshit" and backend.forced_reads == 1
-
-
-def test_when_the_greedy_forced_reading_is_refused_the_second_one_may_mend(backend):
-    # "two game": the greedy walk keeps the "two" and ends far less likely than the free
-    # reading; the walk with another first word finds "new game"
-    h = decide(
-        backend, Reading("two game", -0.6), Reading("two queens", -3.9), Reading("new game", -1.0)
-    )
-    assert (h.text, h.guessed, backend.forced_reads) == ("new game", True, 2)
-    # the second walk is not read when the first mends
-    h = decide(
-        backend, Reading("ball shit", -0.6), Reading("bullshit", -0.3), Reading("liar", -0.2)
-    )
-    assert (h.text, backend.forced_reads) == ("bullshit", 1)
-    # and what neither mends stays as heard
-    h = decide(backend, Reading("zero", -1.1), Reading("liar", -0.7), Reading("two kings", -0.9))
-    assert not h.guessed and backend.forced_reads == 2
 
 
 def test_a_call_with_a_misheard_name_is_read_again(backend):

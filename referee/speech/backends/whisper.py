@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterator
 
 import numpy as np
 
@@ -200,19 +199,15 @@ class WhisperBackend:
         return _log_softmax(result)[: len(tokens) + 1]
 
     def _forced(self, encoded, free=None) -> tuple[str, float]:
-        """The greedy walk's reading: the first of :meth:`_forced_readings`."""
-        return next(self._forced_readings(encoded, free))
+        """The legal phrase the decoder finds likeliest, walking the grammar greedily, and
+        its mean log-prob (its tokens and its end); ("", -inf) if none was reached.
 
-    def _forced_readings(self, encoded, free=None) -> Iterator[tuple[str, float]]:
-        """Legal phrases the decoder finds likely, each with its mean log-prob (its tokens and
-        its end), as many as are asked for, at most two: the greedy walk down the grammar
-        (:meth:`_walk`), then the walk that takes another first word where the grammar first
-        forks. A greedy walk is often right but for that first word ("two game" walks to
-        "two queens", where "new game" begins with the second choice); after it, each fork
-        is followed by the likeliest way. ("", -inf) for a walk that reached no phrase.
-
-        While a walk follows the ``free`` reading's tokens, that reading's own log-probs
-        serve, and the passes made for the first walk serve the second where they agree.
+        A decoder pass is needed only where the tree forks (or a phrase may end): between
+        forks the path is known, and the next pass scores those tokens too. While the walk
+        follows the ``free`` reading's tokens, that reading's own log-probs serve. A pass
+        also scores a guess at the rest of the way (the legal phrase spelled most like the
+        free reading), so that when the walk goes that way its later forks cost nothing: the
+        decoder is causal, so the rows for a prefix do not depend on what follows it.
         """
         heard: list[int] = list(free.sequences_ids[0]) if free is not None else []
         heard_text = self.hf.decode(heard) if free is not None else ""
@@ -220,28 +215,8 @@ class WhisperBackend:
         known: list[tuple[list[int], np.ndarray]] = []
         if free is not None:
             known.append((heard, _log_softmax(free)))
-        text, score, first_word = self._walk(encoded, known, heard_text)
-        yield text, score
-        if first_word is not None:
-            text, score, _ = self._walk(encoded, known, heard_text, avoid=first_word)
-            yield text, score
-
-    def _walk(
-        self, encoded, known: list, heard_text: str, avoid: str | None = None
-    ) -> tuple[str, float, str | None]:
-        """One greedy walk down the grammar: its phrase and mean log-prob, and the word it
-        chose at the first fork; ``avoid``: a word not to choose there.
-
-        A decoder pass is needed only where the tree forks (or a phrase may end): between
-        forks the path is known, and the next pass scores those tokens too. A pass also scores
-        a guess at the rest of the way (the legal phrase spelled most like the free reading),
-        so that when the walk goes that way its later forks cost nothing: the decoder is
-        causal, so the rows for a prefix do not depend on what follows it. Passes are added
-        to ``known``.
-        """
         tokens: list[int] = []
         node = self.grammar
-        first_word = None
         for _ in range(MAX_GRAMMAR_STEPS):
             while len(node.children) == 1 and not node.terminal:
                 token, node = next(iter(node.children.items()))
@@ -259,21 +234,13 @@ class WhisperBackend:
             options = list(node.children)
             if node.terminal:
                 options += [t for t in self.end_tokens if t not in node.children]
-            if first_word is None and len(options) > 1:
-                # the same word written otherwise ("Two", " two") is not another choice
-                options = [t for t in options if self._word(t) != avoid] or options
-                first_word = self._word(max(options, key=lambda t: step[t]))
             best = max(options, key=lambda t: step[t])
             if best not in node.children:  # the phrase ends here
                 path = [log_probs[i, t] for i, t in enumerate(tokens)] + [step[best]]
-                return self._text_of(tokens), float(np.mean(path)), first_word
+                return self._text_of(tokens), float(np.mean(path))
             tokens.append(best)
             node = node.children[best]
-        return "", -math.inf, first_word
-
-    def _word(self, token: int) -> str:
-        """A token as a word is written plainly: "two" for " Two"; "" for an ending."""
-        return normalize(self.hf.decode([token])) if token < self.tokenizer.eot else ""
+        return "", -math.inf
 
     def _likeliest_rest(self, node: grammar.Node, tokens: list[int], heard: str) -> list[int]:
         """The way from ``node`` to a phrase's end whose whole phrase is spelled most like
@@ -351,27 +318,21 @@ class WhisperBackend:
                 # a guessed early reading is never acted on: leave the second reading to
                 # the final decode
                 return Hypothesis(text, math.exp(score), unsettled=True)
-            # read again, held to the legal phrases: the first forced reading that mends
-            # the free one is kept (the second is read only when the first does not)
-            for forced_text, forced_score in self._forced_readings(encoded, result):
-                if self._mends(text, score, forced_text, forced_score):
-                    text, score, guessed = forced_text, forced_score, True
-                    break
+            # read again, held to the legal phrases; keep it when it is a near miss (spelled
+            # alike, not far less likely than the free reading), likely enough on its own,
+            # and not another kind of thing than what was clearly heard
+            forced_text, forced_score = self._forced(encoded, result)
+            if (
+                likeness(text, forced_text) >= MIN_LIKENESS
+                and forced_score >= score - RESCORE_MARGIN
+                and forced_score >= FORCED_FLOOR
+                and compatible(parse(text, self.ctx.players), parse(forced_text, self.ctx.players))
+            ):
+                text, score, guessed = forced_text, forced_score, True
         confidence = math.exp(score) * (1.0 - result.no_speech_prob)
         if confidence < self.min_confidence:
             return Hypothesis("")  # most often noise read as the prompt's words
         return Hypothesis(text, confidence, guessed=guessed)
-
-    def _mends(self, free: str, score: float, forced: str, forced_score: float) -> bool:
-        """Whether a forced reading mends the free one: a near miss (spelled alike, not far
-        less likely), likely enough on its own, and not another kind of thing than what was
-        clearly heard."""
-        return (
-            likeness(free, forced) >= MIN_LIKENESS
-            and forced_score >= score - RESCORE_MARGIN
-            and forced_score >= FORCED_FLOOR
-            and compatible(parse(free, self.ctx.players), parse(forced, self.ctx.players))
-        )
 
 
 class ConstrainedWhisperBackend(WhisperBackend):
