@@ -168,8 +168,8 @@ def babble(cache: SynthCache, rng: random.Random, seconds: float) -> np.ndarray:
 
 def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]:
     """Game phrases clean, with real noise beds at 20 and 10 dB, and under babble at 10 dB;
-    table chatter clean and under babble, and short non-game words clean and in noise (nothing
-    should be accepted)."""
+    table chatter clean and under babble, and short non-game words clean and in noise during
+    play, and clean with everything legal (nothing should be accepted)."""
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
     beds = load_noise_beds()
@@ -211,6 +211,15 @@ def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]
             ctx = {"rank_due": rng.choice(RANKS), "phase": "play"}
             label = f"{text} [{voice} s{speed} p{pitch}]"
             clips.append(Clip(set_name, label, audio, end, None, "none", ctx))
+    # the same words heard with everything legal and counts up to nine, as the real count
+    # words are: bare counts and every claim open more ways to mistake a word (drawn last,
+    # so the sets above are the clips they always were)
+    for text in SHORT_WORDS:
+        voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
+        audio, end = place(cache.get(text, voice, speed, pitch))
+        ctx = {"rank_due": None, "max_count": 9}
+        label = f"{text} [{voice} s{speed} p{pitch}]"
+        clips.append(Clip("synth short words, all legal", label, audio, end, None, "none", ctx))
     return clips
 
 

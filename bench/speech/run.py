@@ -278,8 +278,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(SHORT_WORDS)} short non-game words and phrases. Context: "
         f"players {', '.join(PLAYERS)}, rank due known (the claim's rank for claims), max count 4; "
         "each phrase heard in the phase the live referee would be in (claims, calls, passes, "
-        "commands and table chatter during play; names when asking who called); the bare count "
-        "and the real recordings with everything legal (fsdd counts: max count 9). "
+        "commands and table chatter during play; names when asking who called); the bare count, "
+        'the short words once more ("all legal") and the real recordings with everything '
+        "legal (max count 9). "
         "No English Vosk model exists here, so Vosk is not scored "
         "unless --vosk-model is given."
     )
