@@ -65,8 +65,9 @@ THREADS = 1
 def compatible(free: Intent, forced: Intent) -> bool:
     """Whether a reading forced onto the vocabulary only mends what was misheard: words
     that meant nothing may become anything legal, but a number clearly heard ("zero",
-    "ten") stays a number or the count of a claim, a name stays that name or the caller of
-    a call ("Ben teet": "Ben, cheat!"), and a claim stays a claim."""
+    "ten") stays a number or the count of a claim, a name stays a name or becomes the
+    caller of a call ("Ben teet": "Ben, cheat!", never "cheat, Alice!"), and a claim stays
+    a claim."""
     if free.type == "unknown" or forced.type == free.type:
         return True
     if free.type == "name":
