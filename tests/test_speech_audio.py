@@ -19,6 +19,7 @@ from referee.speech.audio import (
     level_problem,
     read_wav,
     resample,
+    watch_levels,
     write_wav,
 )
 from referee.speech.types import SAMPLE_RATE
@@ -227,3 +228,27 @@ def test_a_microphone_that_goes_quiet_mid_stream_is_a_clear_message(monkeypatch)
         for chunk in MicSource(seconds=5):
             heard.append(chunk)
     assert sum(len(c.samples) for c in heard) >= 0.29 * SAMPLE_RATE  # what came first is kept
+
+
+def test_a_live_microphone_that_goes_silent_or_clips_is_reported_once_each_time():
+    """Muted mid-game (digital silence), back, muted again, then far too loud: the table is
+    told each time it starts, not every few seconds, and every chunk still gets through."""
+    quiet = np.zeros(4 * SAMPLE_RATE, np.float32)
+    talk = tone(300, 4.0)
+    loud = np.clip(tone(300, 4.0, amp=3.0), -1.0, 1.0)
+    stream = np.concatenate([talk, quiet, quiet, talk, quiet, loud, loud])
+    told: list[str] = []
+    source = ArraySource(stream, chunk_s=0.1)
+    passed = list(watch_levels(source, told.append, window_s=2.0))
+    assert len(passed) == len(list(source))
+    assert [t.split(":")[0] for t in told] == [
+        "The microphone hears nothing at all",
+        "The microphone hears nothing at all",
+        "The microphone is too loud (clipping)",
+    ]
+
+
+def test_a_microphone_at_a_good_level_is_not_reported():
+    told: list[str] = []
+    list(watch_levels(ArraySource(tone(300, 10.0), chunk_s=0.1), told.append, window_s=2.0))
+    assert told == []

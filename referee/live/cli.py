@@ -121,12 +121,14 @@ def make_audio(args: argparse.Namespace) -> Any:
 
     if args.audio:
         return paced(WavSource(args.audio)) if args.realtime else WavSource(args.audio)
-    source = MicSource(args.mic)
-    from referee.speech.audio import list_input_devices
+    from referee.speech.audio import list_input_devices, watch_levels
 
     if not list_input_devices():
         raise UserError("No microphone found. Plug one in or run `referee demo`.")
-    return source
+    return watch_levels(
+        MicSource(args.mic),
+        lambda message: print(f"referee: warning: {message}", file=sys.stderr, flush=True),
+    )
 
 
 def paced(source: Any) -> Any:

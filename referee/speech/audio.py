@@ -10,7 +10,7 @@ from __future__ import annotations
 import queue
 import struct
 import wave
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,6 +193,38 @@ def level_problem(samples: np.ndarray) -> str | None:
     if float(np.mean(np.abs(samples) > 0.99)) > 0.001:
         return "clipping"
     return None
+
+
+#: how much audio the level watch judges at a time
+LEVEL_WINDOW_S = 3.0
+
+LEVEL_WARNINGS = {
+    "silent": "The microphone hears nothing at all: is it muted, or its cable out?",
+    "clipping": "The microphone is too loud (clipping): turn its input level down.",
+}
+
+
+def watch_levels(
+    source: Iterable[Chunk], warn: Callable[[str], None], window_s: float = LEVEL_WINDOW_S
+) -> Iterator[Chunk]:
+    """Pass a live source's chunks through, telling the table when the microphone records
+    digital silence (muted, unplugged) or clips, judged over ``window_s`` at a time: once
+    when it starts, and again only after the level has been right in between. A wav file is
+    checked whole when read; a microphone can go wrong mid-game."""
+    window: list[np.ndarray] = []
+    held = 0
+    told: str | None = None
+    for chunk in source:
+        yield chunk
+        window.append(chunk.samples)
+        held += len(chunk.samples)
+        if held < window_s * SAMPLE_RATE:
+            continue
+        problem = level_problem(np.concatenate(window))
+        window, held = [], 0
+        if problem is not None and problem != told:
+            warn(LEVEL_WARNINGS[problem])
+        told = problem
 
 
 def chunks(samples: np.ndarray, chunk_s: float = CHUNK_S, start: float = 0.0) -> Iterator[Chunk]:

@@ -46,7 +46,7 @@ def _rank(value: str | None) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from referee.cli import UserError
     from referee.speech import profile as mic_profile
-    from referee.speech.audio import MicSource, WavSource, level_problem
+    from referee.speech.audio import MicSource, WavSource, level_problem, watch_levels
     from referee.speech.recognizer import Recognizer
     from referee.speech.vocab import ListenContext
 
@@ -62,7 +62,10 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     else:
-        source = MicSource(device=args.device, seconds=args.seconds)
+        source = watch_levels(
+            MicSource(device=args.device, seconds=args.seconds),
+            lambda message: print(f"referee: warning: {message}", file=sys.stderr, flush=True),
+        )
     options = {}
     if args.backend == "vosk":
         options["model_dir"] = args.vosk_model
