@@ -14,7 +14,7 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -116,7 +116,9 @@ def warn_about_names(recognizer: Any, players: Sequence[str]) -> None:
             print(f"referee: warning: {line}", file=sys.stderr, flush=True)
 
 
-def make_audio(args: argparse.Namespace) -> Any:
+def make_audio(args: argparse.Namespace, warn: Callable[[str], None] | None = None) -> Any:
+    """The microphone (its level watched: ``warn`` hears when it goes silent or clips), or
+    the ``--audio`` recording standing in for it."""
     from referee.speech.audio import MicSource, WavSource
 
     if args.audio:
@@ -125,10 +127,11 @@ def make_audio(args: argparse.Namespace) -> Any:
 
     if not list_input_devices():
         raise UserError("No microphone found. Plug one in or run `referee demo`.")
-    return watch_levels(
-        MicSource(args.mic),
-        lambda message: print(f"referee: warning: {message}", file=sys.stderr, flush=True),
-    )
+    return watch_levels(MicSource(args.mic), warn or _warn)
+
+
+def _warn(message: str) -> None:
+    print(f"referee: warning: {message}", file=sys.stderr, flush=True)
 
 
 def paced(source: Any) -> Any:
@@ -171,7 +174,14 @@ def run(args: argparse.Namespace) -> int:
     from referee.live.screen import Window
     from referee.voice import Voice
 
-    audio = make_audio(args)
+    referee: LiveReferee | None = None
+
+    def warn(message: str) -> None:  # the microphone's level: on the screen as well
+        _warn(message)
+        if referee is not None:
+            referee.notice(message)
+
+    audio = make_audio(args, warn)
     session = open_session(args)
     camera, reader = make_eyes(args)
     recognizer = make_recognizer(args)

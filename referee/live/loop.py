@@ -244,6 +244,12 @@ class LiveReferee:
         self._listen_for_now()
         self._show()
 
+    def notice(self, text: str) -> None:
+        """Show ``text`` on the table's screen without saying it (a problem with the room,
+        not the game: saying it would close the ears for as long)."""
+        self._message = text
+        self._show()
+
     def _listen_for_now(self) -> None:
         from referee.speech.vocab import PHASE_INTENTS, ListenContext
 
