@@ -27,6 +27,11 @@ class UserError(Exception):
     """A problem the user can fix; printed as a message, never as a traceback."""
 
 
+def warn(message: str) -> None:
+    """Tell the user about a problem that does not stop the command."""
+    print(f"referee: warning: {message}", file=sys.stderr, flush=True)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="referee",

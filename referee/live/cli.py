@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from referee.cli import UserError
+from referee.cli import UserError, warn
 from referee.game.announce import Announcement
 from referee.game.engine import legal_ranks
 from referee.game.rules import PRESETS, rules_from
@@ -113,12 +113,12 @@ def warn_about_names(recognizer: Any, players: Sequence[str]) -> None:
 
     if espeak_available():
         for line in warnings(confusable_names(recognizer, players), players):
-            print(f"referee: warning: {line}", file=sys.stderr, flush=True)
+            warn(line)
 
 
-def make_audio(args: argparse.Namespace, warn: Callable[[str], None] | None = None) -> Any:
-    """The microphone (its level watched: ``warn`` hears when it goes silent or clips), or
-    the ``--audio`` recording standing in for it."""
+def make_audio(args: argparse.Namespace, on_level: Callable[[str], None] | None = None) -> Any:
+    """The microphone (its level watched: ``on_level`` hears when it goes silent or clips;
+    default :func:`referee.cli.warn`), or the ``--audio`` recording standing in for it."""
     from referee.speech.audio import MicSource, WavSource
 
     if args.audio:
@@ -127,11 +127,7 @@ def make_audio(args: argparse.Namespace, warn: Callable[[str], None] | None = No
 
     if not list_input_devices():
         raise UserError("No microphone found. Plug one in or run `referee demo`.")
-    return watch_levels(MicSource(args.mic), warn or _warn)
-
-
-def _warn(message: str) -> None:
-    print(f"referee: warning: {message}", file=sys.stderr, flush=True)
+    return watch_levels(MicSource(args.mic), on_level or warn)
 
 
 def paced(source: Any) -> Any:
@@ -176,12 +172,12 @@ def run(args: argparse.Namespace) -> int:
 
     referee: LiveReferee | None = None
 
-    def warn(message: str) -> None:  # the microphone's level: on the screen as well
-        _warn(message)
+    def on_level(message: str) -> None:  # the microphone's level: on the screen as well
+        warn(message)
         if referee is not None:
             referee.notice(message)
 
-    audio = make_audio(args, warn)
+    audio = make_audio(args, on_level)
     session = open_session(args)
     camera, reader = make_eyes(args)
     recognizer = make_recognizer(args)

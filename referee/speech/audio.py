@@ -353,7 +353,7 @@ class MicSource:
         blocks: queue.Queue[np.ndarray] = queue.Queue()
 
         def callback(indata, _frames, _time, _status) -> None:
-            blocks.put(indata.mean(axis=1) if indata.shape[1] > 1 else indata[:, 0].copy())
+            blocks.put(indata.mean(axis=1))  # mono (channels averaged), a copy of the block
 
         try:
             stream = sd.InputStream(

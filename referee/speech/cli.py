@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from referee.game.cards import RANKS
 from referee.speech.backends import BACKENDS, DEFAULT_BACKEND
@@ -44,7 +43,7 @@ def _rank(value: str | None) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from referee.cli import UserError
+    from referee.cli import UserError, warn
     from referee.speech import profile as mic_profile
     from referee.speech.audio import MicSource, WavSource, level_problem, watch_levels
     from referee.speech.recognizer import Recognizer
@@ -57,15 +56,9 @@ def run(args: argparse.Namespace) -> int:
     if args.wav:
         source = WavSource(args.wav)
         if level_problem(source.samples) == "clipping":
-            print(
-                f"referee: warning: {args.wav} is clipping (too loud); recognition may suffer.",
-                file=sys.stderr,
-            )
+            warn(f"{args.wav} is clipping (too loud); recognition may suffer.")
     else:
-        source = watch_levels(
-            MicSource(device=args.device, seconds=args.seconds),
-            lambda message: print(f"referee: warning: {message}", file=sys.stderr, flush=True),
-        )
+        source = watch_levels(MicSource(device=args.device, seconds=args.seconds), warn)
     options = {}
     if args.backend == "vosk":
         options["model_dir"] = args.vosk_model
