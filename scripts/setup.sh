@@ -24,6 +24,18 @@ if ((${#missing[@]})); then
   fi
 fi
 
+# torch and its libraries take about 6.5 GB in .venv/: say so plainly rather than let pip
+# stop half-way with "No space left on device" (it did, on a full disk, once).
+NEED_GB=7
+if ! .venv/bin/python -c "import torch" >/dev/null 2>&1; then
+  free_kb=$(df -Pk . | awk 'NR==2 {print $4}')
+  if [ "${free_kb:-0}" -lt $((NEED_GB * 1024 * 1024)) ]; then
+    echo "setup: about ${NEED_GB} GB of free disk is needed for .venv/ (torch and its libraries);" \
+         "only $((free_kb / 1024 / 1024)) GB is free on $(df -P . | awk 'NR==2 {print $6}')." >&2
+    exit 1
+  fi
+fi
+
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
