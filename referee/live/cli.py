@@ -188,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
     referee = LiveReferee(
         session, recognizer, audio, camera=camera, reader=reader, voice=voice,
         window=window, keys=_keyboard() if args.keys else None, on_say=_printer(args.json),
+        follow_voice=not args.audio and not args.tts_out,  # the voice sounds where it listens
     )  # fmt: skip
     try:
         referee.run()

@@ -8,7 +8,9 @@ spoken, shown, and muted out of the microphone while it is being said.
 
 from __future__ import annotations
 
+import math
 import queue
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -31,10 +33,23 @@ MAX_LOOKS = 2
 #: speaking (up to NAME_WAIT_MAX_S); the call keeps its onset time either way
 NAME_WAIT_S = 0.6
 NAME_WAIT_MAX_S = 2.5
+#: with a voice that says when it has finished (``follow_voice``): the ears open this long
+#: after it did (the sound card's output still playing, the room's echo), and stay shut
+#: while it still speaks, at most this long past the estimate
+ECHO_TAIL_S = 0.25
+MAX_OVERRUN_S = 10.0
 
 
 class Speaker(Protocol):
     def say(self, text: str) -> float: ...
+
+
+class SpeakerProgress(Protocol):
+    """A voice that tells when it has finished speaking (:class:`referee.voice.Voice`)."""
+
+    finished_at: float
+
+    def speaking(self) -> bool | None: ...
 
 
 class Reader(Protocol):
@@ -52,7 +67,15 @@ class _RevealAttempt:
 @dataclass
 class LiveReferee:
     """Joins a session to ears (``recognizer`` + ``audio``), eyes (``camera`` + ``reader``),
-    a voice, a screen and optional typed input (``keys``: lines from a keyboard thread)."""
+    a voice, a screen and optional typed input (``keys``: lines from a keyboard thread).
+
+    While the referee speaks, its ears are shut for as long as the sentences should take
+    (an estimate). With ``follow_voice`` (a live microphone in the room the voice sounds
+    in) they follow the voice instead: they open ``ECHO_TAIL_S`` after it says it has
+    finished, often well before the estimate runs out, so a "Cheat!" right after the
+    referee's "Ben, twos." is heard; and they stay shut while it still speaks past the
+    estimate, so its own words are never taken for a player's. ``clock`` is the wall clock
+    the voice's ``finished_at`` is read on."""
 
     session: Session
     recognizer: Any
@@ -63,6 +86,8 @@ class LiveReferee:
     window: Window | None = None
     keys: queue.Queue[str] | None = None
     on_say: Callable[[Announcement, float], None] | None = None
+    follow_voice: bool = False
+    clock: Callable[[], float] = time.monotonic
     now: float = 0.0
     speaking_until: float = 0.0
     stopped: bool = False
@@ -72,6 +97,11 @@ class LiveReferee:
     _seen: list[Seen] = field(default_factory=list)
     _message: str = ""
     _bare_call: Any = None
+    #: audio time minus wall-clock time, the largest seen: a chunk is handed over a little
+    #: after it was recorded, never before, so the largest is the closest to the truth
+    _audio_ahead: float = -math.inf
+    #: when the last announcements should end by the estimate (audio time)
+    _estimated_end: float = 0.0
 
     # --- the loop --------------------------------------------------------------------
 
@@ -88,6 +118,9 @@ class LiveReferee:
     def _chunks(self) -> Iterator[Any]:
         for chunk in self.audio:
             self.now = chunk.end
+            if self.follow_voice:
+                self._audio_ahead = max(self._audio_ahead, chunk.end - self.clock())
+                self._follow_voice()
             self._between(chunk.start)
             if self.stopped:
                 return
@@ -239,10 +272,26 @@ class LiveReferee:
             start += seconds
             self._message = announcement.text
         if said:
-            self.speaking_until = start
+            self.speaking_until = self._estimated_end = start
             self.recognizer.mute(start)
         self._listen_for_now()
         self._show()
+
+    def _follow_voice(self) -> None:
+        """Keep the ears shut exactly while the voice speaks (see the class docstring)."""
+        speaking = self.voice.speaking() if hasattr(self.voice, "speaking") else None
+        if speaking is None:
+            return  # the estimate stands
+        if speaking:
+            until = self.now + ECHO_TAIL_S
+            if self.speaking_until < until <= self._estimated_end + MAX_OVERRUN_S:
+                self.speaking_until = until
+                self.recognizer.mute(until)
+            return
+        finished = self.voice.finished_at + self._audio_ahead + ECHO_TAIL_S
+        if finished < self.speaking_until:
+            self.speaking_until = finished
+            self.recognizer.hear_from(finished)
 
     def notice(self, text: str) -> None:
         """Show ``text`` on the table's screen without saying it (a problem with the room,

@@ -165,6 +165,11 @@ class Recognizer:
         """Mute from the latest audio heard for ``seconds``."""
         self.mute(self.audio_time + seconds)
 
+    def hear_from(self, t: float) -> None:
+        """Hear again from audio time ``t`` on (the referee finished speaking sooner than
+        it was muted for)."""
+        self.muted_until = min(self.muted_until, t)
+
     def unmute(self) -> None:
         self.muted_until = -1.0
 

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import wave
 from pathlib import Path
 
@@ -36,6 +37,8 @@ class Voice:
         self.said: list[str] = []
         self.errors: list[str] = []
         self.done = 0
+        #: when (``time.monotonic()``) the last sentence queued so far was done
+        self.finished_at = 0.0
         self._tmp = tempfile.TemporaryDirectory(prefix="referee-tts-") if self.out else None
         command = [sys.executable, "-m", "referee.voice.worker"]
         if self._tmp:
@@ -55,20 +58,29 @@ class Voice:
                 self.errors.append(ack["error"])
             else:
                 self.done += 1
+                self.finished_at = time.monotonic()
 
     def say(self, text: str) -> float:
         """Queue ``text``; returns the seconds it will roughly take to say."""
         if self.echo:
             print(f"referee: {text}", file=sys.stderr, flush=True)
+        self.said.append(text)  # before the worker can answer, so ``speaking`` never lags
         try:
             assert self._process.stdin is not None
-            self._process.stdin.write(json.dumps({"i": len(self.said), "text": text}) + "\n")
+            self._process.stdin.write(json.dumps({"i": len(self.said) - 1, "text": text}) + "\n")
             self._process.stdin.flush()
         except (BrokenPipeError, OSError):
             if not self.errors:
                 self.errors.append("the voice stopped; announcements are only printed now")
-        self.said.append(text)
         return speech_seconds(text)
+
+    def speaking(self) -> bool | None:
+        """Whether a sentence is still being said aloud: None when that can't be known (the
+        voice goes to a file, or its process has ended), else True until the worker has
+        finished every sentence queued (see ``finished_at``)."""
+        if self.out is not None or self._process.poll() is not None:
+            return None
+        return self.done < len(self.said)
 
     def close(self, timeout: float = 120.0) -> Path | None:
         """Finish speaking; with ``out``, write the joined wav and return its path."""
