@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(espeak-ng libportaudio2 sox libsox-fmt-all libgl1 libglib2.0-0
+APT_PACKAGES=(espeak-ng alsa-utils libportaudio2 sox libsox-fmt-all libgl1 libglib2.0-0
               gnome-cards-data kdegames-card-data-kf5 fonts-dejavu-core librsvg2-bin xvfb)
 
 missing=()

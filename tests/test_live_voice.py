@@ -13,6 +13,7 @@ from referee.session import Session
 from referee.speech.audio import ArraySource
 from referee.voice import Voice
 from referee.voice.tts import speech_seconds
+from referee.voice.worker import NO_APLAY
 from tests.test_speech_recognizer import recognizer, table
 
 CLAIM_AT, CLAIM_S = 7.0, 0.6  # a 500 Hz tone: "two aces", by Alice, who starts (after the
@@ -118,3 +119,17 @@ def test_the_voice_says_whether_it_is_still_speaking(tmp_path):
     to_file.say("Ben, twos.")
     assert to_file.speaking() is None  # heard by nobody in the room: the estimate stands
     to_file.close()
+
+
+def test_a_voice_that_cannot_be_heard_says_why_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no aplay, which plays pyttsx3's sentences
+    told: list[str] = []
+    voice = Voice(on_error=told.append)
+    voice.say("Alice: two aces.")
+    voice.say("Ben, twos.")
+    deadline = time.monotonic() + 30
+    while voice.speaking() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    voice.close()
+    assert told == [NO_APLAY]
+    assert voice.done == 2  # every sentence still answered: the game goes on, printed

@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     recognizer = make_recognizer(args)
     if not args.audio:  # a real table: say which names the ears may mix up
         warn_about_names(recognizer, session.state.players)
-    voice = Voice(args.tts_out)
+    voice = Voice(args.tts_out, on_error=warn)  # no sound, say why (once)
     window = None if args.no_window else Window()
     referee = LiveReferee(
         session, recognizer, audio, camera=camera, reader=reader, voice=voice,

@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 import wave
+from collections.abc import Callable
 from pathlib import Path
 
 WORDS_PER_SECOND = 2.6  # espeak-ng's default rate is about 175 words a minute
@@ -31,9 +32,16 @@ def speech_seconds(text: str) -> float:
 class Voice:
     """Speaks announcements one after another, never blocking the caller."""
 
-    def __init__(self, out: Path | None = None, echo: bool = False) -> None:
+    def __init__(
+        self,
+        out: Path | None = None,
+        echo: bool = False,
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
         self.out = Path(out) if out else None
         self.echo = echo
+        #: told each new problem once (from the thread that reads the worker's answers)
+        self.on_error = on_error
         self.said: list[str] = []
         self.errors: list[str] = []
         self.done = 0
@@ -55,7 +63,7 @@ class Voice:
         for line in self._process.stdout:
             ack = json.loads(line)
             if "error" in ack:
-                self.errors.append(ack["error"])
+                self._error(ack["error"])
             else:
                 self.done += 1
                 self.finished_at = time.monotonic()
@@ -70,9 +78,14 @@ class Voice:
             self._process.stdin.write(json.dumps({"i": len(self.said) - 1, "text": text}) + "\n")
             self._process.stdin.flush()
         except (BrokenPipeError, OSError):
-            if not self.errors:
-                self.errors.append("the voice stopped; announcements are only printed now")
+            self._error("the voice stopped; announcements are only printed now")
         return speech_seconds(text)
+
+    def _error(self, message: str) -> None:
+        if message not in self.errors:
+            self.errors.append(message)
+            if self.on_error:
+                self.on_error(message)
 
     def speaking(self) -> bool | None:
         """Whether a sentence is still being said aloud: None when that can't be known (the

@@ -10,7 +10,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import sys
+
+NO_APLAY = "the voice cannot be heard: aplay is missing (sudo apt-get install alsa-utils)"
 
 
 def main() -> int:
@@ -23,6 +26,12 @@ def main() -> int:
             engine = pyttsx3.init()
         except Exception as err:  # no espeak-ng or no driver: say so once, keep acking
             print(json.dumps({"error": f"text-to-speech is unavailable ({err})"}), file=acks)
+            acks.flush()
+            engine = None
+        plays = out_dir or sys.platform != "linux" or shutil.which("aplay")
+        if engine is not None and not plays:
+            # pyttsx3 plays each sentence with aplay; without it the referee would be mute
+            print(json.dumps({"error": NO_APLAY}), file=acks)
             acks.flush()
             engine = None
         for line in sys.stdin:
