@@ -8,9 +8,9 @@ spoken, shown, and muted out of the microphone while it is being said.
 
 from __future__ import annotations
 
-import math
 import queue
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -38,6 +38,7 @@ NAME_WAIT_MAX_S = 2.5
 #: while it still speaks, at most this long past the estimate
 ECHO_TAIL_S = 0.25
 MAX_OVERRUN_S = 10.0
+AHEAD_CHUNKS = 100
 
 
 class Speaker(Protocol):
@@ -97,9 +98,10 @@ class LiveReferee:
     _seen: list[Seen] = field(default_factory=list)
     _message: str = ""
     _bare_call: Any = None
-    #: audio time minus wall-clock time, the largest seen: a chunk is handed over a little
-    #: after it was recorded, never before, so the largest is the closest to the truth
-    _audio_ahead: float = -math.inf
+    #: audio time minus wall-clock time for the last chunks: a chunk is handed over a little
+    #: after it was recorded, never before, so the largest is the closest to the truth (only
+    #: recent ones: the sound card's clock drifts from the computer's, a second in hours)
+    _audio_ahead: deque[float] = field(default_factory=lambda: deque(maxlen=AHEAD_CHUNKS))
     #: when the last announcements should end by the estimate (audio time)
     _estimated_end: float = 0.0
 
@@ -119,7 +121,7 @@ class LiveReferee:
         for chunk in self.audio:
             self.now = chunk.end
             if self.follow_voice:
-                self._audio_ahead = max(self._audio_ahead, chunk.end - self.clock())
+                self._audio_ahead.append(chunk.end - self.clock())
                 self._follow_voice()
             self._between(chunk.start)
             if self.stopped:
@@ -288,7 +290,7 @@ class LiveReferee:
                 self.speaking_until = until
                 self.recognizer.mute(until)
             return
-        finished = self.voice.finished_at + self._audio_ahead + ECHO_TAIL_S
+        finished = self.voice.finished_at + max(self._audio_ahead) + ECHO_TAIL_S
         if finished < self.speaking_until:
             self.speaking_until = finished
             self.recognizer.hear_from(finished)
