@@ -133,3 +133,21 @@ def test_a_voice_that_cannot_be_heard_says_why_once(tmp_path, monkeypatch):
     voice.close()
     assert told == [NO_APLAY]
     assert voice.done == 2  # every sentence still answered: the game goes on, printed
+
+
+@pytest.mark.parametrize("brief", [True, False])
+def test_brief_shows_the_claim_without_saying_it_so_the_ears_open_sooner(tmp_path, brief):
+    # estimates only (no voice progress): "Ben, twos." alone is about 1.2 s, with the claim
+    # said back first about 2.7 s; "Cheat! ... Ben" comes 1.6 s after the claim is known
+    claim_known = CLAIM_AT + CLAIM_S
+    cheat_at = claim_known + 1.6
+    audio = table((CLAIM_AT, 500, CLAIM_S), (cheat_at, 300, 0.5), (cheat_at + 1.0, 700, 0.4))
+    referee = referee_over(tmp_path, audio, follow_voice=False, seconds=0.5)
+    referee.unsaid = frozenset({"claim"} if brief else ())
+    printed: list[str] = []
+    referee.on_say = lambda announcement, at: printed.append(announcement.text)
+    heard = calls(referee)
+    assert "Alice: two aces." in printed  # printed and shown either way
+    assert ("Alice: two aces." in referee.voice.said) is not brief
+    assert "Ben, twos." in referee.voice.said
+    assert [h["intent"] for h in heard] == ([{"type": "call", "caller": "Ben"}] if brief else [])

@@ -59,6 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also read typed input: h honest, l lie, u undo, q quit, or a phrase",
     )
     parser.add_argument("--no-window", action="store_true", help="no screen window")
+    parser.add_argument(
+        "--brief", action="store_true",
+        help="show each claim, don't say it back: the ears (shut while the referee speaks) "
+        "open about a second sooner for calls",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print announcements as JSON lines")
 
 
@@ -189,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
         session, recognizer, audio, camera=camera, reader=reader, voice=voice,
         window=window, keys=_keyboard() if args.keys else None, on_say=_printer(args.json),
         follow_voice=not args.audio and not args.tts_out,  # the voice sounds where it listens
+        unsaid=frozenset({"claim"} if args.brief else ()),
     )  # fmt: skip
     try:
         referee.run()

@@ -88,6 +88,9 @@ class LiveReferee:
     keys: queue.Queue[str] | None = None
     on_say: Callable[[Announcement, float], None] | None = None
     follow_voice: bool = False
+    #: kinds of announcement only shown, not said (``--brief``: the claim said back, so that
+    #: the ears, shut while the referee speaks, are open sooner for a call)
+    unsaid: frozenset[str] = frozenset()
     clock: Callable[[], float] = time.monotonic
     now: float = 0.0
     speaking_until: float = 0.0
@@ -267,6 +270,11 @@ class LiveReferee:
         t = self.now if t is None else t
         start = max(t, self.speaking_until)
         for announcement in said:
+            if announcement.kind in self.unsaid:  # shown and printed, not said
+                if self.on_say:
+                    self.on_say(announcement, start)
+                self._message = announcement.text
+                continue
             seconds = self.voice.say(announcement.text) if self.voice else 0.0
             seconds = seconds or speech_seconds(announcement.text)
             if self.on_say:
