@@ -45,14 +45,6 @@ class Speaker(Protocol):
     def say(self, text: str) -> float: ...
 
 
-class SpeakerProgress(Protocol):
-    """A voice that tells when it has finished speaking (:class:`referee.voice.Voice`)."""
-
-    finished_at: float
-
-    def speaking(self) -> bool | None: ...
-
-
 class Reader(Protocol):
     def read_stable(self, frames: Iterable[np.ndarray]) -> Any: ...
 
@@ -75,8 +67,9 @@ class LiveReferee:
     in) they follow the voice instead: they open ``ECHO_TAIL_S`` after it says it has
     finished, often well before the estimate runs out, so a "Cheat!" right after the
     referee's "Ben, twos." is heard; and they stay shut while it still speaks past the
-    estimate, so its own words are never taken for a player's. ``clock`` is the wall clock
-    the voice's ``finished_at`` is read on."""
+    estimate, so its own words are never taken for a player's. Such a voice has
+    ``speaking()`` (None when it can't tell) and ``finished_at``, read on ``clock``, as
+    :class:`referee.voice.Voice` has."""
 
     session: Session
     recognizer: Any
