@@ -263,17 +263,13 @@ class LiveReferee:
         t = self.now if t is None else t
         start = max(t, self.speaking_until)
         for announcement in said:
-            if announcement.kind in self.unsaid:  # shown and printed, not said
-                if self.on_say:
-                    self.on_say(announcement, start)
-                self._message = announcement.text
-                continue
-            seconds = self.voice.say(announcement.text) if self.voice else 0.0
-            seconds = seconds or speech_seconds(announcement.text)
             if self.on_say:
                 self.on_say(announcement, start)
-            start += seconds
             self._message = announcement.text
+            if announcement.kind in self.unsaid:  # shown and printed, not said
+                continue
+            seconds = self.voice.say(announcement.text) if self.voice else 0.0
+            start += seconds or speech_seconds(announcement.text)
         if said:
             self.speaking_until = self._estimated_end = start
             self.recognizer.mute(start)
