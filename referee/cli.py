@@ -11,6 +11,8 @@ import argparse
 import importlib
 import sys
 
+from referee.errors import UserError, warn  # noqa: F401 - re-exported for callers
+
 #: subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("referee.replay", "replay a game from a JSONL file of heard/saw events"),
@@ -21,15 +23,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("referee.live.cli", "run the live referee at the table"),
     "demo": ("referee.live.demo", "play a recorded game through the real pipeline"),
 }
-
-
-class UserError(Exception):
-    """A problem the user can fix; printed as a message, never as a traceback."""
-
-
-def warn(message: str) -> None:
-    """Tell the user about a problem that does not stop the command."""
-    print(f"referee: warning: {message}", file=sys.stderr, flush=True)
 
 
 def build_parser() -> argparse.ArgumentParser:

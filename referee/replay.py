@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.cli import UserError
+from referee.errors import UserError
 from referee.game.announce import Announcement
 from referee.game.cards import parse_card
 from referee.game.engine import legal_ranks

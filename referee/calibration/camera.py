@@ -100,7 +100,7 @@ def add_camera_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _grab(index: int) -> np.ndarray:
-    from referee.cli import UserError
+    from referee.errors import UserError
     from referee.vision.camera import open_camera
 
     cap = open_camera(index)
@@ -120,7 +120,7 @@ def _grab(index: int) -> np.ndarray:
 def run_camera(args: argparse.Namespace) -> int:
     import json
 
-    from referee.cli import UserError
+    from referee.errors import UserError
 
     if args.image is not None:
         if not args.image.is_file():

@@ -503,7 +503,7 @@ def add_deck_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _camera_shots(index: int, ranks=RANKS[:13]):
     """Ask for each rank in turn and take a still frame of it (voice via the screen)."""
-    from referee.cli import UserError
+    from referee.errors import UserError
     from referee.vision.camera import open_camera
     from referee.vision.reader import StableVoter
 
@@ -531,7 +531,7 @@ def _camera_shots(index: int, ranks=RANKS[:13]):
 def run_deck(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from referee.cli import UserError
+    from referee.errors import UserError
     from referee.vision.reader import CardReader
 
     if not re.fullmatch(r"[\w.-]+", args.name):

@@ -43,7 +43,7 @@ def frame_levels(samples: np.ndarray) -> np.ndarray:
 
 def measure(samples: np.ndarray, quiet: np.ndarray | None = None) -> MicMeasurement:
     """Noise floor and speech level of a recording (``quiet``: a separate stretch of silence)."""
-    from referee.cli import UserError
+    from referee.errors import UserError
 
     levels = frame_levels(samples)
     if len(levels) < 25:

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from referee.cli import UserError, warn
+from referee.errors import UserError, warn
 from referee.game.announce import Announcement
 from referee.game.engine import legal_ranks
 from referee.game.rules import PRESETS, rules_from
@@ -123,7 +123,7 @@ def warn_about_names(recognizer: Any, players: Sequence[str]) -> None:
 
 def make_audio(args: argparse.Namespace, on_level: Callable[[str], None] | None = None) -> Any:
     """The microphone (its level watched: ``on_level`` hears when it goes silent or clips;
-    default :func:`referee.cli.warn`), or the ``--audio`` recording standing in for it."""
+    default :func:`referee.errors.warn`), or the ``--audio`` recording standing in for it."""
     from referee.speech.audio import MicSource, WavSource
 
     if args.audio:

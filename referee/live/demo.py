@@ -242,7 +242,7 @@ def play_demo(out: Path, tts_out: Path | None, backend: str | None, as_json: boo
             print(f"[{at:6.1f}s] referee: {announcement.text}", flush=True)
 
     session = Session.start(PLAYERS, Rules(), out / "journal.jsonl")
-    from referee.cli import warn
+    from referee.errors import warn
 
     voice = Voice(tts_out, on_error=warn)  # no sound: say why, once
     referee: LiveReferee | None = None

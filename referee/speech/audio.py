@@ -2,7 +2,7 @@
 
 A source is an iterable of :class:`Chunk` (float32 samples in [-1, 1] and the audio time of
 their first sample). Problems a user can cause (a missing file, a wav that is not PCM, no
-microphone) raise :class:`referee.cli.UserError` with a message they can act on.
+microphone) raise :class:`referee.errors.UserError` with a message they can act on.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ NO_MIC = "No microphone found. Plug one in or run `referee demo`."
 
 
 def _user_error(message: str) -> Exception:
-    from referee.cli import UserError
+    from referee.errors import UserError
 
     return UserError(message)
 

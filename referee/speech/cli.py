@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _rank(value: str | None) -> str | None:
-    from referee.cli import UserError
+    from referee.errors import UserError
     from referee.intents import RANK_WORDS
 
     if value is None:
@@ -43,7 +43,7 @@ def _rank(value: str | None) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from referee.cli import UserError, warn
+    from referee.errors import UserError, warn
     from referee.speech import profile as mic_profile
     from referee.speech.audio import MicSource, WavSource, level_problem, watch_levels
     from referee.speech.recognizer import Recognizer

@@ -31,7 +31,7 @@ def synthesize(
 ) -> np.ndarray:
     """Speak ``text`` with espeak-ng; float32 samples at 16 kHz mono, silence trimmed."""
     if not espeak_available():
-        from referee.cli import UserError
+        from referee.errors import UserError
 
         raise UserError("espeak-ng is not installed (Debian: apt-get install espeak-ng).")
     with tempfile.TemporaryDirectory() as tmp:

@@ -26,7 +26,7 @@ The whole API (everything else in the package is private)::
 ``db`` (:class:`Store`, :class:`StoreError`, :class:`MatchInfo`, :func:`resolve_db_path`):
 the SQLite file, WAL mode, busy timeout, schema migrations in ``migrations/``. Every
 database failure a user can meet (locked, damaged, unwritable, newer schema) is a
-:class:`StoreError` (a ``referee.cli.UserError``) whose message says what to do; nothing
+:class:`StoreError` (a ``referee.errors.UserError``) whose message says what to do; nothing
 of a game is stored unless all of it is, so the caller keeps its journal until
 ``record_game`` returned.
 

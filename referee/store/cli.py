@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from referee.cli import UserError
+from referee.errors import UserError
 from referee.game.record import GameRecord
 from referee.store.db import ENV_VAR, MatchInfo, Store, resolve_db_path
 from referee.store.scoring import (

@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from referee.cli import UserError
+from referee.errors import UserError
 from referee.game.record import GameRecord
 from referee.store.scoring import parse_scoring
 
@@ -42,7 +42,7 @@ _STAT_COLUMNS = (
 class StoreError(UserError):
     """The score database cannot be used; the message says why and what to do.
 
-    A subclass of :class:`referee.cli.UserError`, so a subcommand that lets it through
+    A subclass of :class:`referee.errors.UserError`, so a subcommand that lets it through
     prints the message, not a traceback.
     """
 

@@ -9,7 +9,7 @@ import cv2
 
 def open_camera(index: int) -> cv2.VideoCapture:
     """An opened ``cv2.VideoCapture``; raises ``UserError`` when camera ``index`` is absent."""
-    from referee.cli import UserError
+    from referee.errors import UserError
 
     # OpenCV prints several warnings of its own for a missing camera
     with contextlib.suppress(AttributeError):  # builds without the logging module

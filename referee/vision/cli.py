@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _load(path: str):
     import cv2
 
-    from referee.cli import UserError
+    from referee.errors import UserError
 
     p = Path(path)
     if not p.exists():
@@ -55,7 +55,7 @@ def _say(path: str, reveal, as_json: bool) -> None:
 
 def _camera_frames(index: int):
 
-    from referee.cli import UserError
+    from referee.errors import UserError
     from referee.vision.camera import open_camera
 
     cap = open_camera(index)
@@ -75,7 +75,7 @@ def _camera_frames(index: int):
 
 
 def run(args: argparse.Namespace) -> int:
-    from referee.cli import UserError
+    from referee.errors import UserError
 
     if args.camera is None and not args.images:
         raise UserError("give one or more IMAGE files, or --camera N")

@@ -91,7 +91,7 @@ class CardReader:
 
         path = Path(model_path) if model_path else DEFAULT_MODEL
         if not path.exists():
-            from referee.cli import UserError
+            from referee.errors import UserError
 
             raise UserError(f"card model not found: {path} (it ships in models/)")
         ul = ultralytics(threads=threads)

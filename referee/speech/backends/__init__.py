@@ -44,7 +44,7 @@ class Backend(Protocol):
 def create(name: str, **options) -> Backend:
     import importlib
 
-    from referee.cli import UserError
+    from referee.errors import UserError
 
     if name not in BACKENDS:
         raise UserError(f"Unknown backend {name!r}; choose one of {', '.join(BACKENDS)}.")

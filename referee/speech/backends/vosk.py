@@ -23,7 +23,7 @@ MODELS_DIR = Path("models")
 
 def find_model(model_dir: str | Path | None = None) -> Path:
     """The model directory to use: the one given, else the first ``models/vosk*``."""
-    from referee.cli import UserError
+    from referee.errors import UserError
 
     if model_dir is None:
         found = sorted(p for p in MODELS_DIR.glob("vosk*") if p.is_dir())
@@ -50,7 +50,7 @@ class VoskBackend:
     def __init__(self, model_dir: str | Path | None = None):
         import vosk
 
-        from referee.cli import UserError
+        from referee.errors import UserError
 
         vosk.SetLogLevel(-1)
         path = find_model(model_dir)

