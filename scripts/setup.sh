@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(espeak-ng alsa-utils libportaudio2 sox libsox-fmt-all libgl1 libglib2.0-0
               gnome-cards-data kdegames-card-data-kf5 fonts-dejavu-core librsvg2-bin xvfb)
+# --dev: a private PulseAudio room for the whole-game tests (tests/room.py) and bench/table
+[ "${1:-}" = "--dev" ] && APT_PACKAGES+=(pulseaudio pulseaudio-utils libasound2-plugins)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

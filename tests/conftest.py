@@ -14,4 +14,19 @@ def _isolated_data_dir(tmp_path, monkeypatch):
     yield
 
 
+@pytest.fixture
+def room():
+    """A private PulseAudio room (tests/room.py); skipped, saying why, where it can't start."""
+    from tests.room import PulseRoom, RoomError
+
+    try:
+        started = PulseRoom().start()
+    except RoomError as err:
+        pytest.skip(f"no PulseAudio room here: {err}")
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
 os.environ.setdefault("YOLO_OFFLINE", "1")
