@@ -21,7 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--frames", type=int, default=45, help="camera: give up after this many")
 
 
-def _load(path: str):
+def _load(path: str, check: bool = False):
+    """The image at ``path`` (BGR); ``check`` only makes sure it decodes (a JPEG at an
+    eighth of its size, cheaply) and returns None, so that many photos never sit in memory
+    at once."""
     import cv2
 
     from referee.errors import UserError
@@ -31,10 +34,10 @@ def _load(path: str):
         raise UserError(f"no such image: {path}")
     if p.is_dir():
         raise UserError(f"{path} is a folder, not an image")
-    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    img = cv2.imread(str(p), cv2.IMREAD_REDUCED_GRAYSCALE_8 if check else cv2.IMREAD_COLOR)
     if img is None or img.size == 0:
         raise UserError(f"cannot read {path} as an image (is it a JPEG/PNG photo?)")
-    return img
+    return None if check else img
 
 
 def _say(path: str, reveal, as_json: bool) -> None:
@@ -81,14 +84,14 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("give one or more IMAGE files, or --camera N")
     if args.camera is not None and args.images:
         raise UserError("give either IMAGE files or --camera N, not both")
-    # read the files before loading the model, so mistakes are reported at once
-    loaded, problems = [], {}
+    # check the files before loading the model, so mistakes are reported at once; each is
+    # then read again when its turn comes (memory does not grow with the number of photos)
+    problems = {}
     for p in args.images:
         try:
-            loaded.append((p, _load(p)))
+            _load(p, check=True)
         except UserError as err:
             problems[p] = str(err)
-            loaded.append((p, None))
     if args.images and len(problems) == len(args.images):
         raise UserError("; ".join(problems.values()))
     from referee.vision.reader import CardReader
@@ -98,7 +101,13 @@ def run(args: argparse.Namespace) -> int:
         reveal = reader.read_stable(_camera_frames(args.camera), max_frames=args.frames)
         _say(f"camera:{args.camera}", reveal, args.json)
         return 0 if reveal.readable else 1
-    for path, img in loaded:
+    for path in args.images:
+        img = None
+        if path not in problems:
+            try:
+                img = _load(path)
+            except UserError as err:  # changed or removed since it was checked
+                problems[path] = str(err)
         if img is None:
             print(f"referee look: {problems[path]}", file=sys.stderr, flush=True)
             if args.json:
@@ -106,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
                                   "error": problems[path]}), flush=True)  # fmt: skip
             continue
         _say(path, reader.read(img), args.json)
+        del img
     return 2 if problems else 0
 
 

@@ -25,7 +25,9 @@ PATCH = 48
 CONTEXT = 1.25
 CLASSES: tuple[str, ...] = RANK_CLASSES + ("-",)
 NONE = len(CLASSES) - 1
-DEFAULT_RANKER = MODELS_DIR / "ranks.pt"
+DEFAULT_RANKER = MODELS_DIR / "ranks.onnx"
+#: the trained checkpoint that ``ranks.onnx`` is exported from (``[train]`` extra)
+RANKER_PT = MODELS_DIR / "ranks.pt"
 
 
 def index_patch(
@@ -114,20 +116,36 @@ def build_net(n_classes: int = len(CLASSES), width: int = 24):
 
 
 class Ranker:
-    """Loads ``models/ranks.pt`` and reads index crops (CPU)."""
+    """Reads index crops (CPU): ``models/ranks.onnx`` on onnxruntime (the default, no torch),
+    or a ``.pt`` checkpoint on torch (``[train]`` extra; training and export use it)."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, threads: int = 2) -> None:
+        p = Path(path) if path else DEFAULT_RANKER
+        self.path = p
+        self.net = None
+        if p.suffix == ".onnx":
+            import json
+
+            from referee.vision.detector import session
+
+            self.session = session(p, threads)
+            meta = self.session.get_modelmeta().custom_metadata_map
+            names = json.loads(meta.get("classes", "null"))
+            self.classes: tuple[str, ...] = tuple(names or CLASSES)
+            self.patch = int(meta.get("patch", PATCH))
+            self.context = float(meta.get("context", CONTEXT))
+            self.dim = int(self.session.get_outputs()[1].shape[1])
+            return
         import torch
 
-        p = Path(path) if path else DEFAULT_RANKER
         ckpt = torch.load(p, map_location="cpu", weights_only=False)
-        self.classes: tuple[str, ...] = tuple(ckpt.get("classes", CLASSES))
+        self.classes = tuple(ckpt.get("classes", CLASSES))
         self.patch = int(ckpt.get("patch", PATCH))
         self.context = float(ckpt.get("context", CONTEXT))
         self.net = build_net(len(self.classes), int(ckpt.get("width", 24)))
         self.net.load_state_dict(ckpt["model"])
         self.net.eval()
-        self.path = p
+        self.dim = self.net.head.in_features
 
     def patches(self, image: np.ndarray, corners) -> np.ndarray:
         grey = to_grey(image)
@@ -135,26 +153,24 @@ class Ranker:
             [index_patch(grey, c.box, c.centre, self.patch, self.context) for c in corners]
         )
 
-    def _tensor(self, patches: np.ndarray):
-        import torch
-
-        return torch.from_numpy(patches.astype(np.float32)[:, None])
-
     def probs(self, patches: np.ndarray) -> np.ndarray:
         """(N, classes) softmax probabilities for (N, 48, 48) grey patches."""
         return self.run(patches)[0]
 
     def run(self, patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(probabilities (N, classes), unit feature vectors (N, D)) in one pass."""
-        import torch
-
         if len(patches) == 0:
-            d = self.net.head.in_features
-            return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, d), np.float32)
-        with torch.inference_mode():
-            e = self.net.embed(self._tensor(patches))
-            p = torch.softmax(self.net.head(e), 1).numpy()
-        e = e.numpy()
+            return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, self.dim), np.float32)
+        x = np.ascontiguousarray(patches.astype(np.float32)[:, None])
+        if self.net is None:
+            p, e = self.session.run(None, {"patches": x})
+        else:
+            import torch
+
+            with torch.inference_mode():
+                t = self.net.embed(torch.from_numpy(x))
+                p = torch.softmax(self.net.head(t), 1).numpy()
+            e = t.numpy()
         return p, e / (np.linalg.norm(e, axis=1, keepdims=True) + 1e-6)
 
     def embed(self, patches: np.ndarray) -> np.ndarray:

@@ -12,10 +12,12 @@ from pathlib import Path
 import numpy as np
 
 from referee.paths import MODELS_DIR
-from referee.vision.group import Corner, _sites, group_corners
+from referee.vision.group import Corner, _sites, group_corners, reveal_groups
 from referee.vision.labels import RANK_CLASSES
 
-DEFAULT_MODEL = MODELS_DIR / "corners.pt"
+DEFAULT_MODEL = MODELS_DIR / "corners.onnx"
+#: the trained weights ``corners.onnx`` is exported from (read with the ``[train]`` extra)
+MODEL_PT = MODELS_DIR / "corners.pt"
 UNREADABLE = "I can't read that, spread the cards"
 
 
@@ -42,6 +44,8 @@ class Reveal:
     cards: list[SeenCard] = field(default_factory=list)
     readable: bool = False
     message: str = UNREADABLE
+    #: cards seen but not counted: cut by the frame's edge or lying apart from the reveal
+    set_aside: list[SeenCard] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -56,10 +60,12 @@ class CardReader:
     """Corner-index detector + rank classifier + grouping into cards, optionally adapted to
     a deck profile.
 
-    ``model_path`` defaults to ``models/corners.pt``; ``ranker`` to ``models/ranks.pt``
-    (the second stage that reads each index again; ``False`` reads with the detector's
-    classes alone); ``deck`` is a :class:`referee.calibration.deck.DeckProfile` (or its
-    name) learnt by ``referee calibrate deck``.
+    ``model_path`` defaults to ``models/corners.onnx`` (run with onnxruntime; a ``.pt`` runs
+    with ultralytics and needs the ``[train]`` extra); ``ranker`` to ``models/ranks.onnx``
+    (the second stage that reads each index again; a ``.pt`` runs with torch; ``False``
+    reads with the detector's classes alone); ``deck`` is a
+    :class:`referee.vision.deck.DeckProfile` (or its name) learnt by ``referee calibrate
+    deck``. The models load once, here; a reader is meant to live as long as the process.
 
     ``sure_rank``: two indices whose ranks differ while both score at least this are never
     one card (:func:`referee.vision.group.group_corners`). Reading with a deck profile
@@ -87,23 +93,19 @@ class CardReader:
         deck_sure_rank: float | None = 0.8,
         deck_lone_none: float | None = 0.1,
     ) -> None:
-        from referee.vision.ultra import ultralytics
+        from referee.vision.detector import open_detector
 
         path = Path(model_path) if model_path else DEFAULT_MODEL
         if not path.exists():
             from referee.errors import UserError
 
             raise UserError(f"card model not found: {path} (it ships in models/)")
-        ul = ultralytics(threads=threads)
-        import torch
-
-        torch.set_num_threads(threads)
-        self.model = ul.YOLO(str(path), task="pose")
+        self.detector = open_detector(path, imgsz=imgsz, threads=threads)
         self.imgsz = imgsz
         self.conf = conf
         self.min_card_conf = min_card_conf
         if isinstance(deck, str):
-            from referee.calibration.deck import load_profile
+            from referee.vision.deck import load_profile
 
             deck = load_profile(deck)
         self.deck = deck
@@ -115,7 +117,7 @@ class CardReader:
         if ranker:
             from referee.vision.ranker import Ranker
 
-            self.ranker = Ranker(ranker)
+            self.ranker = Ranker(ranker, threads=threads)
         self.rank_weight = rank_weight
         self.none_drop = none_drop
         self.sure_rank = sure_rank
@@ -125,27 +127,11 @@ class CardReader:
     # ---------------------------------------------------------------- one frame
     def corners(self, image_bgr: np.ndarray, conf: float | None = None) -> list[Corner]:
         """Raw corner-index detections (before grouping and deck adaptation)."""
-        res = self.model.predict(
-            image_bgr, imgsz=self.imgsz, conf=self.conf if conf is None else conf,
-            verbose=False, device="cpu", max_det=100,
-        )[0]  # fmt: skip
-        out: list[Corner] = []
-        if res.boxes is None or len(res.boxes) == 0:
-            return out
-        boxes = res.boxes.xyxy.cpu().numpy()
-        cls = res.boxes.cls.cpu().numpy().astype(int)
-        confs = res.boxes.conf.cpu().numpy()
-        kpts = res.keypoints.xy.cpu().numpy() if res.keypoints is not None else None
-        for k in range(len(boxes)):
-            centre = None
-            if kpts is not None and kpts.shape[1] > 0:
-                centre = (float(kpts[k, 0, 0]), float(kpts[k, 0, 1]))
-            out.append(Corner(RANK_CLASSES[cls[k]], float(confs[k]),
-                              tuple(float(v) for v in boxes[k]), centre))  # fmt: skip
-        return out
+        return self.detector.detect(image_bgr, self.conf if conf is None else conf, max_det=100)
 
-    def read(self, image_bgr: np.ndarray) -> Reveal:
-        """Read one frame."""
+    def read(self, image_bgr: np.ndarray, expect: int | None = None) -> Reveal:
+        """Read one frame; with ``expect`` (the claim's count) a count other than that is
+        unreadable (:func:`referee.vision.merge.judge_count`)."""
         if image_bgr is None or not hasattr(image_bgr, "shape") or image_bgr.size == 0:
             return Reveal(message="empty frame")
         if image_bgr.ndim == 2:
@@ -166,15 +152,17 @@ class CardReader:
             lone = self.deck_lone_none if calibrated else None
         groups = group_corners(corners, sure_rank=sure, lone_none=lone)
         h, w = image_bgr.shape[:2]
-        cards = [
-            SeenCard(g.rank, None, g.confidence, _clip(g.box, w, h))
-            for g in groups
-            if g.confidence >= 0.2
-        ]
+        groups, aside = reveal_groups([g for g in groups if g.confidence >= 0.2], w, h, expect)
+        set_aside = [SeenCard(a.group.rank, None, a.group.confidence, _clip(a.group.box, w, h))
+                     for a in aside]  # fmt: skip
+        cards = [SeenCard(g.rank, None, g.confidence, _clip(g.box, w, h)) for g in groups]
         if not cards:
-            return Reveal(message=UNREADABLE + " (no cards seen)")
+            return Reveal(message=UNREADABLE + " (no cards seen)", set_aside=set_aside)
         sure = all(c.confidence >= self.min_card_conf for c in cards)
-        return Reveal(cards, readable=sure, message="" if sure else UNREADABLE)
+        reveal = Reveal(cards, sure, "" if sure else UNREADABLE, set_aside)
+        from referee.vision.merge import judge_count
+
+        return judge_count(reveal, expect)
 
     def rerank(self, image_bgr: np.ndarray, corners: list[Corner]) -> list[Corner]:
         """Read each index site again with the rank classifier (and the deck, if any).
@@ -217,17 +205,24 @@ class CardReader:
         votes: int = 3,
         max_frames: int = 30,
         still: float = 6.0,
+        expect: int | None = None,
     ) -> Reveal:
-        """Read a reveal from a stream of frames: wait until still, then vote.
+        """Read a reveal from a stream of frames: wait until still, then merge the frames.
 
         A frame counts only when it differs from the previous one by less than ``still``
         (mean absolute grey level, on a 160 px thumbnail), i.e. once hands and cards stopped
-        moving. The answer is the rank multiset that ``votes`` readable still frames agree on
-        (most common wins); after ``max_frames`` without agreement the reveal is unreadable.
+        moving. The still frames' cards are merged (:class:`referee.vision.merge.MergingVoter`:
+        a card covered in some frames is one card, the count is the most seen at once); the
+        answer comes once the last ``votes`` still frames all show the merged count, sure
+        enough, and, with ``expect`` (the claim's count), that count; after ``max_frames``
+        the merge so far (unreadable, asking to spread the cards, on a count not the claim's).
         """
-        voter = StableVoter(votes=votes, max_frames=max_frames, still=still)
+        from referee.vision.merge import MergingVoter
+
+        voter = MergingVoter(votes, max_frames, still, expect=expect, min_conf=self.min_card_conf)
+        read = self.read if expect is None else lambda f: self.read(f, expect)
         for frame in frames:
-            done = voter.push(frame, self.read)
+            done = voter.push(frame, read)
             if done is not None:
                 return done
         return voter.give_up()
