@@ -286,3 +286,94 @@ def _complete_rectangles(
             clusters[best[1]].extend(clusters[k])
             gone.add(k)
     return [c for k, c in enumerate(clusters) if k not in gone]
+
+
+# ------------------------------------------------------------------ the reveal
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """A card seen but not counted in the reveal, and why ("edge" or "apart")."""
+
+    group: CardGroup
+    why: str
+
+
+def _reach(g: CardGroup) -> float:
+    """How far the card's indices sit from its centre (about 0.4 x its diagonal)."""
+    centre = g.centre
+    return max(max(math.dist(c.middle, centre), c.size) for c in g.corners)
+
+
+def cut_by_edge(g: CardGroup, width: float, height: float, margin: float = 0.25) -> bool:
+    """Whether the frame's edge cuts this card: its centre, or the index mirrored through
+    its centre from one it shows (where the opposite corner's index is printed), lies
+    outside the frame by more than ``margin`` index sizes."""
+    cx, cy = g.centre
+    for c in g.corners:
+        m = c.size * margin
+        mx, my = c.middle
+        for x, y in ((cx, cy), (2 * cx - mx, 2 * cy - my)):
+            if x < -m or y < -m or x > width + m or y > height + m:
+                return True
+    return False
+
+
+def _clusters(groups: list[CardGroup], apart: float) -> list[list[int]]:
+    """Single-linkage clusters: two cards are together when their centres are at most
+    ``apart`` x their mean size (2 x reach) apart."""
+    n = len(groups)
+    label = list(range(n))
+
+    def root(i: int) -> int:
+        while label[i] != i:
+            label[i] = label[label[i]]
+            i = label[i]
+        return i
+
+    reach = [_reach(g) for g in groups]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if math.dist(groups[i].centre, groups[j].centre) <= apart * (reach[i] + reach[j]):
+                label[root(i)] = root(j)
+    out: dict[int, list[int]] = defaultdict(list)
+    for i in range(n):
+        out[root(i)].append(i)
+    return list(out.values())
+
+
+def reveal_groups(
+    groups: list[CardGroup],
+    width: float,
+    height: float,
+    expect: int | None = None,
+    *,
+    apart: float = 2.0,
+    margin: float = 0.25,
+) -> tuple[list[CardGroup], list[SetAside]]:
+    """The cards the claimer shows, and the others seen (set aside, with the reason).
+
+    A reveal is shown whole and together. A card the frame's edge cuts (:func:`cut_by_edge`)
+    is set aside while a card wholly in view remains (a close-up may fill the frame). The
+    rest fall into clusters of cards at most ``apart`` x their size from each other
+    (:func:`_clusters`); when there are several (the undealt deck in a corner, cards laid
+    out earlier), the reveal is the one cluster holding the claim's count (``expect``) if
+    exactly one does, else the one with the most cards, then the largest cards (nearest the
+    camera). With ``expect`` and all cards in view adding up to it, nothing is set aside.
+    """
+    inside = [g for g in groups if not cut_by_edge(g, width, height, margin)]
+    if not inside:
+        return list(groups), []
+    aside = [SetAside(g, "edge") for g in groups if all(g is not k for k in inside)]
+    if expect is not None and len(inside) == expect:
+        return inside, aside
+    clusters = _clusters(inside, apart)
+    if len(clusters) > 1:
+        matching = [c for c in clusters if len(c) == expect]
+        if len(matching) == 1:
+            best = matching[0]
+        else:
+            best = max(clusters, key=lambda c: (len(c), sum(_reach(inside[i]) for i in c) / len(c)))
+        aside += [SetAside(inside[i], "apart") for c in clusters if c is not best for i in c]
+        inside = [inside[i] for i in sorted(best)]
+    return inside, aside
