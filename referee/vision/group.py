@@ -358,8 +358,9 @@ def reveal_groups(
     rest fall into clusters of cards at most ``apart`` x their size from each other
     (:func:`_clusters`); when there are several (the undealt deck in a corner, cards laid
     out earlier), the reveal is the one cluster holding the claim's count (``expect``) if
-    exactly one does, else the one with the most cards, then the largest cards (nearest the
-    camera). With ``expect`` and all cards in view adding up to it, nothing is set aside.
+    exactly one does, else the one with the most cards, then the one nearest the frame's
+    middle (where the claimer holds them up). With ``expect`` and all cards in view adding
+    up to it, nothing is set aside.
     """
     inside = [g for g in groups if not cut_by_edge(g, width, height, margin)]
     if not inside:
@@ -373,7 +374,13 @@ def reveal_groups(
         if len(matching) == 1:
             best = matching[0]
         else:
-            best = max(clusters, key=lambda c: (len(c), sum(_reach(inside[i]) for i in c) / len(c)))
+
+            def central(c: list[int]) -> float:  # the reveal is held up to the camera
+                x = sum(inside[i].centre[0] for i in c) / len(c) / width - 0.5
+                y = sum(inside[i].centre[1] for i in c) / len(c) / height - 0.5
+                return -math.hypot(x, y)
+
+            best = max(clusters, key=lambda c: (len(c), central(c)))
         aside += [SetAside(inside[i], "apart") for c in clusters if c is not best for i in c]
         inside = [inside[i] for i in sorted(best)]
     return inside, aside
