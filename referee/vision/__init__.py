@@ -16,14 +16,18 @@ API for the live referee::
     reveal.cards   # [SeenCard(rank="Q", suit=None, confidence=0.91, box=(x1, y1, x2, y2))]
     reveal.count   # number of physical cards
     reveal.readable, reveal.message            # False + "I can't read that, spread the cards"
-    reveal = reader.read_stable(frames)        # camera: wait until still, vote over frames
+    reveal.set_aside # cards seen but not counted: cut by the frame's edge, lying apart
+    reveal = reader.read_stable(frames, expect=3)  # camera: still frames, merged; 3 claimed
 
 ``read_stable`` ignores frames that still move (mean grey difference to the previous frame
-on a 160 px thumbnail above ``still``), reads the still ones, and answers once ``votes``
-readable still frames agree on the same ranks; after ``max_frames`` it answers the best
-agreement it has (at least 2 votes) or an unreadable reveal with the message.
-:class:`StableVoter` is the same logic frame by frame (``push(frame, read)``) for a loop
-that owns the camera.
+on a 160 px thumbnail above ``still``), reads the still ones and merges them
+(:mod:`referee.vision.merge`: a card covered in some frames is one card, the count is the
+most cards seen at once); it answers once the last ``votes`` still frames show the merged
+count, after ``max_frames`` with the merge so far. With ``expect`` (the claim's count) a
+count other than that is unreadable, "I count 2 cards, not 3: spread the cards", never
+judged. :class:`referee.vision.merge.MergingVoter` is the same frame by frame
+(``push(frame, read)``) for a loop that owns the camera (:class:`StableVoter`, the older
+vote over whole frames, remains).
 
 Building the detector (see ``models/MODEL_CARD.md``): :mod:`referee.vision.faces` renders
 card faces from Debian's SVG decks and an own renderer, :mod:`referee.vision.synth`
