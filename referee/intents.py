@@ -68,6 +68,7 @@ COMMAND_PHRASES: tuple[tuple[str, str], ...] = (
     ("whos turn", "whose_turn"), ("who is next", "whose_turn"), ("who's next", "whose_turn"),
     ("new round", "new_round"), ("clear the pile", "new_round"),
     ("take the pile out", "new_round"), ("discard the pile", "new_round"),
+    ("stop the game", "stop"), ("quit the game", "stop"), ("end the evening", "stop"),
 )  # fmt: skip
 PASS_PHRASES = ("pass", "passing", "i pass", "no play", "skip")
 HONEST_WORDS = frozenset({"honest", "truth", "true", "truthful"})

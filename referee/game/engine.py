@@ -125,10 +125,16 @@ def _who(s: State) -> str:
     return s.players[s.turn]
 
 
-def _prompt(s: State, say: Say) -> None:
+def prompt(s: State) -> Announcement:
+    """Whose turn it is and what may be claimed: "Ben, twos." (with ``turn`` and
+    ``legal_ranks`` for the screen and the JSON lines)."""
     legal = legal_ranks(s)
-    say.append(Announcement(f"{_who(s)}, {policies.due_phrase(legal)}.", "turn",
-                            {"turn": _who(s), "legal_ranks": list(legal)}))  # fmt: skip
+    return Announcement(f"{_who(s)}, {policies.due_phrase(legal)}.", "turn",
+                        {"turn": _who(s), "legal_ranks": list(legal)})  # fmt: skip
+
+
+def _prompt(s: State, say: Say) -> None:
+    say.append(prompt(s))
 
 
 def _active(s: State) -> list[int]:

@@ -37,7 +37,8 @@ class Webcam:
             self._capture = capture
         return self._capture
 
-    def frames(self) -> Iterator[np.ndarray]:
+    def frames(self, reveal: int | None = None) -> Iterator[np.ndarray]:
+        """What the camera sees now (``reveal``, the reveal's number, changes nothing)."""
         capture = self._open()
         for _ in range(self.frames_per_reveal):
             ok, frame = capture.read()
@@ -54,7 +55,8 @@ class Webcam:
 
 
 class ImageFeed:
-    """Image files played as the camera: each reveal shows the next file, held still.
+    """Image files played as the camera: each reveal shows its own file, held still (reveal
+    ``n`` the ``n``-th file, however often it is looked at; without a number, the next file).
 
     A path that cannot be read behaves like a camera that vanished for that reveal.
     """
@@ -73,11 +75,12 @@ class ImageFeed:
         paths = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
         return cls(paths, **kw)
 
-    def frames(self) -> Iterator[np.ndarray]:
-        if self.shown >= len(self.paths):
+    def frames(self, reveal: int | None = None) -> Iterator[np.ndarray]:
+        index = self.shown if reveal is None else reveal
+        if index >= len(self.paths):
             raise CameraError("The camera shows nothing. Say true or lie.")
-        path = self.paths[self.shown]
-        self.shown += 1
+        path = self.paths[index]
+        self.shown = index + 1
         frame = cv2.imread(str(path)) if path.is_file() else None
         if frame is None:
             raise CameraError("The camera stopped sending pictures. Say true or lie.")

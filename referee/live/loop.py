@@ -1,44 +1,81 @@
 """The live loop: hear, judge, look, speak, show — for a whole evening, hands off.
 
-Everything is driven by audio time. Each chunk from the microphone first gives the table a
-chance to act (typed fallbacks, turn timers, reading a reveal from the camera), then goes to
-the recognizer; each utterance it hears goes to the session; whatever the referee says is
-spoken, shown, and muted out of the microphone while it is being said.
+Everything that happens is an event on one queue (:mod:`referee.live.events`): the
+microphone's chunks, the card reader's answers, the voice's progress, typed keys. One
+handler (:meth:`LiveReferee.handle`) takes them in order and is the only place that changes
+the live state. Each chunk first gives the table a chance to act (turn timers, a bare call's
+wait for its caller's name, asking the eyes for a reveal), then goes to the recognizer
+(:meth:`~referee.speech.recognizer.Recognizer.feed`); what it hears goes through the call
+assembler (:mod:`referee.live.calls`) to the session; whatever the referee says is spoken,
+shown, and muted out of the microphone while it is being said (:mod:`referee.live.ears`).
+
+The eyes read in a worker thread (:mod:`referee.live.eyes`), so the ears never wait for
+them. A live microphone (``live_audio``) is read in its own thread too, and its chunks
+queue up while the handler is busy. A recording played as fast as possible (``--audio``
+without ``--realtime``, the demo's scripted table) is fed in lockstep instead: the next
+chunk is taken only once everything before it has been handled, a reveal being read
+included, so a file replays the same way every time whatever the machine's speed.
+
+Other threads post with :meth:`LiveReferee.post` (thread-safe)::
+
+    referee.post(Key("u"))      # typed: undo
+    referee.post(Stop())        # end: the final state is still printed by the caller
 """
 
 from __future__ import annotations
 
 import queue
+import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
+from referee.game import engine
 from referee.game.announce import Announcement
 from referee.game.engine import legal_ranks
-from referee.game.events import Tick
-from referee.intents import Intent
-from referee.live.camera import CameraError
+from referee.game.events import Tick as GameTick
+from referee.intents import Intent, parse
+from referee.live.calls import NAME_WAIT_MAX_S, NAME_WAIT_S, CallAssembler
+from referee.live.ears import AHEAD_CHUNKS, ECHO_TAIL_S, MAX_OVERRUN_S, Ears
+from referee.live.events import (
+    AudioChunk,
+    AudioEnded,
+    CardsRead,
+    Heard,
+    Key,
+    Stop,
+    Tick,
+    VoicePlayed,
+    VoiceStarted,
+)
+from referee.live.eyes import Eyes
+from referee.live.loading import loaded
 from referee.live.screen import Seen, Window, render
 from referee.session import Session
 from referee.voice.tts import speech_seconds
 
+__all__ = [
+    "AHEAD_CHUNKS",
+    "ECHO_TAIL_S",
+    "MAX_LOOKS",
+    "MAX_OVERRUN_S",
+    "NAME_WAIT_MAX_S",
+    "NAME_WAIT_S",
+    "RETRY_LOOK_S",
+    "LiveReferee",
+    "voice_events",
+]
+
 RETRY_LOOK_S = 2.0
 MAX_LOOKS = 2
-#: a bare "Cheat!" waits this long (audio time after it ends) for the caller's name
-#: ("Cheat! ... Ben") before the referee asks "Who called?", longer while someone is still
-#: speaking (up to NAME_WAIT_MAX_S); the call keeps its onset time either way
-NAME_WAIT_S = 0.6
-NAME_WAIT_MAX_S = 2.5
-#: with a voice that says when it has finished (``follow_voice``): the ears open this long
-#: after it did (the sound card's output still playing, the room's echo), and stay shut
-#: while it still speaks, at most this long past the estimate
-ECHO_TAIL_S = 0.25
-MAX_OVERRUN_S = 10.0
-AHEAD_CHUNKS = 100
+#: typed shortcuts (anything else typed is heard as a phrase)
+SHORTCUTS = {"h": Intent("verdict", honest=True), "l": Intent("verdict", honest=False),
+             "u": Intent("command", command="undo")}  # fmt: skip
+QUIT_WORDS = ("q", "quit", "exit", "stop")
+STOPPED = "Stopping here. The game is saved: play --resume goes on with it."
 
 
 class Speaker(Protocol):
@@ -51,25 +88,42 @@ class Reader(Protocol):
 
 @dataclass
 class _RevealAttempt:
-    version: int
+    """Reading one reveal: ``reveal`` is its number this evening (the photo a feed of
+    photos shows for it, however often it is looked at)."""
+
+    reveal: int
     looks: int = 0
     next_at: float = 0.0
     asked: bool = False
+    #: audio time the read in flight was asked for (None: no read in flight)
+    reading: float | None = None
+
+
+def voice_events(post: Callable[[Any], None]) -> Callable[[str, int, str, float], None]:
+    """A ``Voice(on_event=...)`` callback that posts the voice's progress as events."""
+
+    def on_event(what: str, index: int, text: str, at: float) -> None:
+        post((VoiceStarted if what == "started" else VoicePlayed)(index, text, at))
+
+    return on_event
 
 
 @dataclass
 class LiveReferee:
     """Joins a session to ears (``recognizer`` + ``audio``), eyes (``camera`` + ``reader``),
-    a voice, a screen and optional typed input (``keys``: lines from a keyboard thread).
+    a voice, a screen and optional typed input (``keys``: lines from a keyboard thread; or
+    post :class:`Key` events).
 
-    While the referee speaks, its ears are shut for as long as the sentences should take
-    (an estimate). With ``follow_voice`` (a live microphone in the room the voice sounds
-    in) they follow the voice instead: they open ``ECHO_TAIL_S`` after it says it has
-    finished, often well before the estimate runs out, so a "Cheat!" right after the
-    referee's "Ben, twos." is heard; and they stay shut while it still speaks past the
-    estimate, so its own words are never taken for a player's. Such a voice has
+    While the referee speaks, its ears are shut (see :class:`referee.live.ears.Ears`): for
+    as long as the sentences should take, or, with ``follow_voice`` (a live microphone in
+    the room the voice sounds in), exactly while the voice says it speaks. Such a voice has
     ``speaking()`` (None when it can't tell) and ``finished_at``, read on ``clock``, as
-    :class:`referee.voice.Voice` has."""
+    :class:`referee.voice.Voice` has, or posts :class:`VoiceStarted` / :class:`VoicePlayed`.
+
+    ``on_say(announcement, at)`` hears each announcement as it is made (``at``: audio time
+    it should start); ``on_played(announcement, started, ended)`` when the voice has said
+    it (audio times; ``started`` None when the voice could not tell).
+    """
 
     session: Session
     recognizer: Any
@@ -80,177 +134,302 @@ class LiveReferee:
     window: Window | None = None
     keys: queue.Queue[str] | None = None
     on_say: Callable[[Announcement, float], None] | None = None
+    on_played: Callable[[Announcement, float | None, float], None] | None = None
     follow_voice: bool = False
+    #: the audio comes as it is recorded (a microphone, a paced file): read in a thread
+    live_audio: bool = False
     #: kinds of announcement only shown, not said (``--brief``: the claim said back, so that
     #: the ears, shut while the referee speaks, are open sooner for a call)
     unsaid: frozenset[str] = frozenset()
     clock: Callable[[], float] = time.monotonic
     now: float = 0.0
-    speaking_until: float = 0.0
     stopped: bool = False
     heard_log: list[dict[str, Any]] = field(default_factory=list)
     _reveal: _RevealAttempt | None = None
-    _acted_calls: set[float] = field(default_factory=set)
     _seen: list[Seen] = field(default_factory=list)
     _message: str = ""
-    _bare_call: Any = None
-    #: audio time minus wall-clock time for the last chunks: a chunk is handed over a little
-    #: after it was recorded, never before, so the largest is the closest to the truth (only
-    #: recent ones: the sound card's clock drifts from the computer's, a second in hours)
-    _audio_ahead: deque[float] = field(default_factory=lambda: deque(maxlen=AHEAD_CHUNKS))
-    #: when the last announcements should end by the estimate (audio time)
-    _estimated_end: float = 0.0
+    _queue: queue.Queue[Any] = field(default_factory=queue.Queue)
+    _ears: Ears | None = None
+    _calls: CallAssembler | None = None
+    _eyes: Eyes | None = None
+    _reads: int = 0
+    _ended: bool = False
+    #: reveal numbers by the count of events when each began (see _reveal_number)
+    _reveal_marks: dict[int, int] = field(default_factory=dict)
+    #: sentences said, by the voice's index (for ``on_played``), and when each began
+    _spoken: list[Announcement] = field(default_factory=list)
+    _started: dict[int, float] = field(default_factory=dict)
+    _played: int = 0
+
+    def __post_init__(self) -> None:
+        self._ears = Ears(self.recognizer, follow_voice=self.follow_voice)
+        self._calls = CallAssembler(lambda: self.session.state.phase)
+
+    @property
+    def ears(self) -> Ears:
+        assert self._ears is not None
+        return self._ears
+
+    @property
+    def speaking_until(self) -> float:
+        """Audio time until which the referee is speaking, by the best knowledge."""
+        return self.ears.speaking_until
 
     # --- the loop --------------------------------------------------------------------
 
+    def post(self, event: Any) -> None:
+        """Hand the handler an event (from any thread)."""
+        self._queue.put(event)
+
     def run(self) -> None:
+        """Referee until the audio ends or someone stops it."""
+        # the greeting first: a recognizer or reader still loading (see
+        # referee.live.loading) is waited for only once it is said
         self._announce(self.session.opening())
         self._listen_for_now()
-        for heard in self.recognizer.utterances(self._chunks()):
+        if hasattr(self.recognizer, "start"):
+            self.recognizer.start()
+        self.reader = loaded(self.reader)
+        if self.camera is not None and self.reader is not None:
+            self._eyes = Eyes(self.camera, self.reader, self.post)
+        chunks = iter(self.audio)
+        if self.live_audio:
+            threading.Thread(target=self._feed, args=(chunks,), name="ears", daemon=True).start()
+        try:
+            while not self.stopped:
+                event = self._next(chunks)
+                if event is None:
+                    break
+                self.handle(event)
+        finally:
+            if self._eyes is not None:
+                self._eyes.close()
+
+    def _feed(self, chunks: Iterator[Any]) -> None:
+        """The microphone's thread: post its chunks as they come."""
+        try:
+            for chunk in chunks:
+                self.post(AudioChunk(chunk))
+                if self.stopped:
+                    return
+        finally:
+            self.post(AudioEnded())
+
+    def _next(self, chunks: Iterator[Any]) -> Any:
+        """The next event; None when the evening is over."""
+        self._drain_keys()
+        if self.live_audio or self._reads or not self._queue.empty():
+            if self._ended and not self._reads and self._queue.empty():
+                return None
+            return self._queue.get()
+        if self._ended:
+            return None
+        chunk = next(chunks, None)  # lockstep: a recording, fed as fast as it is handled
+        return AudioEnded() if chunk is None else AudioChunk(chunk)
+
+    def _drain_keys(self) -> None:
+        if self.keys is None:
+            return
+        while True:
+            try:
+                self.post(Key(self.keys.get_nowait()))
+            except queue.Empty:
+                return
+
+    def handle(self, event: Any) -> None:
+        """Take one event: the only place the live state changes."""
+        if isinstance(event, AudioChunk):
+            self._on_chunk(event)
+        elif isinstance(event, Heard):
+            self._on_heard(event)
+        elif isinstance(event, CardsRead):
+            self._on_cards(event)
+        elif isinstance(event, Key):
+            self._on_key(event.line)
+        elif isinstance(event, VoiceStarted):
+            self._started[event.index] = self.ears.to_audio(event.at)
+            self.ears.voice_started(event.index, self.now)
+        elif isinstance(event, VoicePlayed):
+            self.ears.voice_played(event.index, event.at)
+            self._tell_played(event.index, self.ears.to_audio(event.at))
+        elif isinstance(event, Tick):
+            self._between(event.t)
+        elif isinstance(event, AudioEnded):
+            self._on_audio_ended()
+        elif isinstance(event, Stop):
+            self.stopped = True
+
+    def _on_chunk(self, event: AudioChunk) -> None:
+        chunk = event.chunk
+        self.now = chunk.end
+        self.ears.chunk(chunk.end, self.clock())
+        if self.voice is not None:
+            self.ears.poll(self.voice, self.now)
+            self._poll_played()
+        self.ears.tick(self.now)
+        self._between(chunk.start)
+        if self.stopped:
+            return
+        feed = getattr(self.recognizer, "feed", None)
+        for heard in feed(chunk) if feed else ():
             self._on_heard(heard)
             if self.stopped:
-                break
-        self._flush_bare_call()
-        self._between(self.now)  # a reveal or key waiting when the audio ended
-
-    def _chunks(self) -> Iterator[Any]:
-        for chunk in self.audio:
-            self.now = chunk.end
-            if self.follow_voice:
-                self._audio_ahead.append(chunk.end - self.clock())
-                self._follow_voice()
-            self._between(chunk.start)
-            if self.stopped:
                 return
-            yield chunk
+
+    def _on_audio_ended(self) -> None:
+        self._ended = True
+        finish = getattr(self.recognizer, "finish", None)
+        for heard in finish() if finish else ():
+            self._on_heard(heard)
+        for heard in self.calls.flush():
+            self._act_on(heard)
+        if not self.stopped:
+            self._between(self.now)  # a reveal or key waiting when the audio ended
+
+    @property
+    def calls(self) -> CallAssembler:
+        assert self._calls is not None
+        return self._calls
 
     def _between(self, t: float) -> None:
-        call = self._bare_call
-        if call is not None:
-            waited = t - call.utterance.end
-            hearing = getattr(self.recognizer, "hearing", False)
-            if waited >= NAME_WAIT_MAX_S or (waited >= NAME_WAIT_S and not hearing):
-                self._flush_bare_call()
-        self._typed(t)
+        hearing = getattr(self.recognizer, "hearing", False)
+        for heard in self.calls.wait(t, hearing):
+            self._act_on(heard)
         if self.session.state.rules.timer:
-            self._announce(self.session.submit(Tick(t=t)), t)
+            self._announce(self.session.submit(GameTick(t=t)), t)
         if self.session.state.phase == "reveal":
             self._look(t)
 
     # --- hearing -----------------------------------------------------------------------
 
-    def _on_heard(self, heard: Any) -> None:
-        call, self._bare_call = self._bare_call, None
-        if call is not None:
-            is_call = heard.intent.type == "call"
-            if is_call and heard.utterance.start == call.utterance.start:
-                pass  # the same call, now with its caller's name
-            elif heard.utterance.partial and not is_call:
-                self._bare_call = call  # still listening for the name
-            else:
-                self._act_on(call)  # anything else said comes after the call
-        if self.stopped:
-            return
-        if (
-            heard.intent.type == "call"
-            and heard.intent.caller is None
-            and not heard.utterance.partial
-            and self.session.state.phase == "play"
-            and heard.utterance.start not in self._acted_calls
-        ):
-            self._bare_call = heard
-            return
-        self._act_on(heard)
+    def _on_heard(self, heard: Heard) -> None:
+        for acted in self.calls.hear(heard):
+            self._act_on(acted)
+            if self.stopped:
+                return
 
-    def _flush_bare_call(self) -> None:
-        call, self._bare_call = self._bare_call, None
-        if call is not None:
-            self._act_on(call)
-
-    def _act_on(self, heard: Any) -> None:
+    def _act_on(self, heard: Heard) -> None:
         utterance, intent = heard.utterance, heard.intent
-        if intent.type == "call":
-            # A partial call that names its caller acts at once, and its final result (same
-            # onset) is not a second call. A bare "Cheat!" waits for the end of the words:
-            # asking "Who called?" over the caller's own name would mute the name. So does a
-            # call guessed onto the vocabulary: the whole utterance must confirm it.
-            if utterance.partial and (intent.caller is None or getattr(heard, "guessed", False)):
-                return
-            named_late = intent.caller and self.session.state.phase == "who_called"
-            if utterance.start in self._acted_calls and not named_late:
-                return
-            self._acted_calls.add(utterance.start)
-            if self._verdict_asked():
-                intent = Intent("verdict", honest=False)  # "Liar!" answering "true or lie?"
-        elif utterance.partial:
-            return
+        if intent.type == "call" and self._call_is_a_verdict():
+            intent = Intent("verdict", honest=False)  # "Liar!" answering "true or lie?"
         self.heard_log.append(heard.to_dict())
-        said = self.session.act(intent, t=utterance.start, heard=utterance.text)
+        said = self._act(intent, utterance.start, heard=utterance.text)
         decided = heard.decided_at if heard.decided_at is not None else utterance.end
         self._announce(said, max(decided, utterance.end if not utterance.partial else decided))
+
+    def _act(self, intent: Intent | None, t: float, heard: str = "") -> list[Announcement]:
+        """Hand the session what was said or typed; an undo starts the reveal afresh."""
+        if intent is None:  # typed words
+            intent = parse(heard, self.session.players)
         if intent.type == "command" and intent.command == "stop":
             self.stopped = True
+            return [Announcement(STOPPED, "stop")]
+        said = self.session.act(intent, t=t, heard=heard)
+        if any(a.kind == "undo" for a in said):
+            said = self._undone(said, t)
+        return said
 
-    def _typed(self, t: float) -> None:
+    def _undone(self, said: list[Announcement], t: float) -> list[Announcement]:
+        """After an undo: the state is exactly the one before the undone event. Back at a
+        reveal, the cards are not read again at once (they read the same): the table says
+        true or lie."""
+        state = self.session.state
+        said = [
+            engine.prompt(state) if a.kind == "turn" and state.phase in ("play", "pairs") else a
+            for a in said
+        ]
+        self._reveal = None
+        if state.phase == "reveal":
+            attempt = self._reveal = _RevealAttempt(self._reveal_number(), looks=MAX_LOOKS)
+            attempt.asked = True
+            said.append(Announcement("Say true or lie.", "ask_verdict"))
+        return said
+
+    def _on_key(self, line: str) -> None:
         """Typed fallbacks: h = honest, l = lie, u = undo, q = quit, or any phrase."""
-        if self.keys is None:
+        line = line.strip()
+        if not line:
             return
-        while True:
-            try:
-                line = self.keys.get_nowait().strip()
-            except queue.Empty:
-                return
-            if not line:
-                continue
-            shortcuts = {"h": Intent("verdict", honest=True), "l": Intent("verdict", honest=False),
-                         "u": Intent("command", command="undo")}  # fmt: skip
-            if line.lower() in ("q", "quit", "exit"):
-                self.stopped = True
-                return
-            intent = shortcuts.get(line.lower())
-            said = self.session.act(intent, t=t) if intent else self.session.hear(line, t=t)
-            self._announce(said, t)
+        t = self.now
+        if line.lower() in QUIT_WORDS:
+            self._announce([Announcement(STOPPED, "stop")], t)
+            self.stopped = True
+            return
+        intent = SHORTCUTS.get(line.lower())
+        self._announce(self._act(intent, t, heard=line), t)
+        if self.stopped:
+            return
+        if self.session.state.phase == "reveal" and not self.stopped:
+            self._look(t)
+
+    def _call_is_a_verdict(self) -> bool:
+        """Whether a call now means "lie": the referee waits for a spoken verdict on the
+        reveal now pending (it asked, or it has no way to read the cards)."""
+        attempt = self._reveal
+        return (
+            self.session.state.phase == "reveal"
+            and attempt is not None
+            and (attempt.asked or self.camera is None or self.reader is None)
+        )
 
     # --- looking -----------------------------------------------------------------------
 
+    def _reveal_number(self) -> int:
+        """The number of the reveal now pending this evening (0 for the first), the same
+        however often it is undone and come back to: reveals are numbered by how many events
+        the match had when they began, among those still in it."""
+        n = len(self.session.match.events)
+        marks = self._reveal_marks
+        for undone in [k for k in marks if k > n]:
+            del marks[undone]
+        if n not in marks:
+            marks[n] = max(marks.values(), default=-1) + 1
+        return marks[n]
+
     def _look(self, t: float) -> None:
-        version = len(self.session.match.history)
         attempt = self._reveal
-        if attempt is None or attempt.version != version:
-            attempt = self._reveal = _RevealAttempt(version, next_at=t)
-        if attempt.looks >= MAX_LOOKS or t < attempt.next_at:
+        if attempt is None:
+            attempt = self._reveal = _RevealAttempt(self._reveal_number(), next_at=t)
+        if attempt.reading is not None or attempt.looks >= MAX_LOOKS or t < attempt.next_at:
             return
         attempt.looks += 1
         attempt.next_at = t + RETRY_LOOK_S
-        if self.camera is None or self.reader is None:
+        if self._eyes is None:
             self._ask_verdict(attempt, "No camera here: say true or lie.", t)
             return
-        try:
-            reveal = self.reader.read_stable(self.camera.frames())
-        except CameraError as err:
+        attempt.reading = t
+        self._reads += 1
+        self._eyes.look(attempt.reveal, t)
+
+    def _on_cards(self, read: CardsRead) -> None:
+        self._reads -= 1
+        attempt = self._reveal
+        if (
+            attempt is None
+            or attempt.reading != read.asked_at
+            or attempt.reveal != read.reveal
+            or self.session.state.phase != "reveal"
+        ):
+            return  # the reveal it was for was undone or decided meanwhile
+        attempt.reading = None
+        t = self.now if self.live_audio else read.asked_at
+        if read.error is not None:
             attempt.looks = MAX_LOOKS
-            self._ask_verdict(attempt, str(err), t)
+            self._ask_verdict(attempt, read.error, t)
             return
+        reveal = read.result
         self._seen = [Seen(c.rank, tuple(c.box), c.confidence) for c in reveal.cards]
         if reveal.readable:
             from referee.game.cards import Card
 
             cards = [Card(c.rank, c.suit) for c in reveal.cards]
             self._announce(self.session.see(cards, t=t), t)
+            if self.session.state.phase != "reveal":
+                self._reveal = None
         elif attempt.looks >= MAX_LOOKS:
             self._ask_verdict(attempt, f"{reveal.message} Or say true or lie.", t)
         else:
             self._announce([Announcement(reveal.message, "unreadable")], t)
-
-    def _verdict_asked(self) -> bool:
-        """Whether the referee is waiting for a spoken verdict on the reveal now pending."""
-        attempt = self._reveal
-        return (
-            self.session.state.phase == "reveal"
-            and attempt is not None
-            and attempt.asked
-            and attempt.version == len(self.session.match.history)
-        )
 
     def _ask_verdict(self, attempt: _RevealAttempt, text: str, t: float) -> None:
         if not attempt.asked:
@@ -261,7 +440,8 @@ class LiveReferee:
 
     def _announce(self, said: list[Announcement], t: float | None = None) -> None:
         t = self.now if t is None else t
-        start = max(t, self.speaking_until)
+        start = self.ears.start_at(t)
+        spoken = 0
         for announcement in said:
             if self.on_say:
                 self.on_say(announcement, start)
@@ -269,28 +449,32 @@ class LiveReferee:
             if announcement.kind in self.unsaid:  # shown and printed, not said
                 continue
             seconds = self.voice.say(announcement.text) if self.voice else 0.0
+            self._spoken.append(announcement)
+            spoken += 1
             start += seconds or speech_seconds(announcement.text)
         if said:
-            self.speaking_until = self._estimated_end = start
-            self.recognizer.mute(start)
+            self.ears.said(start, spoken)
+        if self.session.state.phase != "reveal":
+            self._reveal = None
         self._listen_for_now()
         self._show()
 
-    def _follow_voice(self) -> None:
-        """Keep the ears shut exactly while the voice speaks (see the class docstring)."""
-        speaking = self.voice.speaking() if hasattr(self.voice, "speaking") else None
-        if speaking is None:
-            return  # the estimate stands
-        if speaking:
-            until = self.now + ECHO_TAIL_S
-            if self.speaking_until < until <= self._estimated_end + MAX_OVERRUN_S:
-                self.speaking_until = until
-                self.recognizer.mute(until)
+    def _poll_played(self) -> None:
+        """A voice that posts no events but counts what it has said (``done``) and when it
+        last finished (``finished_at``): tell ``on_played`` of each newly finished sentence."""
+        done = getattr(self.voice, "done", None)
+        if not isinstance(done, int) or self.ears._evented or done <= self._played:
             return
-        finished = self.voice.finished_at + max(self._audio_ahead) + ECHO_TAIL_S
-        if finished < self.speaking_until:
-            self.speaking_until = finished
-            self.recognizer.hear_from(finished)
+        if self.voice is not None and getattr(self.voice, "speaking", lambda: None)() is None:
+            return
+        ended = self.ears.to_audio(self.voice.finished_at)  # type: ignore[union-attr]
+        while self._played < done:
+            self._tell_played(self._played, ended)
+
+    def _tell_played(self, index: int, ended: float) -> None:
+        self._played = max(self._played, index + 1)
+        if self.on_played and 0 <= index < len(self._spoken):
+            self.on_played(self._spoken[index], self._started.get(index), ended)
 
     def notice(self, text: str) -> None:
         """Show ``text`` on the table's screen without saying it (a problem with the room,

@@ -18,6 +18,10 @@ Example (the live referee)::
     rec.set_context(ListenContext(players=("Alice", "Ben"), legal_ranks=("7",)))
     for heard in rec.utterances(MicSource()):     # Heard(utterance, intent)
         ...                                       # rec.mute_for(2.0) while speaking
+
+or push-style, as the live referee does: ``rec.start()``, then ``rec.feed(chunk)`` for each
+chunk (a list of :class:`Heard`, unpaired with names: see :func:`merge_caller`), then
+``rec.finish()``.
 """
 
 from __future__ import annotations
@@ -145,6 +149,7 @@ class Recognizer:
         self._cached: tuple[tuple[float, float], int, Hypothesis] | None = None
         self._segmenter: Segmenter | None = None
         self.set_context(context or ListenContext())
+        self.start()
 
     @property
     def hearing(self) -> bool:
@@ -240,79 +245,110 @@ class Recognizer:
 
         A call recognized before its speaker stops comes first with ``partial=True``; the final
         result for the same onset follows. A name next to a caller-less call yields the call
-        again with its caller.
+        again with its caller (:func:`merge_caller`; the live referee's call assembler pairs
+        them itself from :meth:`feed`'s output).
         """
         previous: Heard | None = None
-        for heard in self._heard(source):
+        self.start()
+        for heard in self._pushed(source):
             merged = merge_caller(previous, heard)
             yield merged or heard
             if not heard.utterance.partial:
                 previous = None if merged else heard
 
-    def _heard(self, source: Iterable[Chunk]) -> Iterator[Heard]:
-        segmenter = self._segmenter = Segmenter(self.profile)
+    def _pushed(self, source: Iterable[Chunk]) -> Iterator[Heard]:
+        for chunk in source:
+            yield from self.feed(chunk)
+        yield from self.finish()
+
+    # --- push-style: the live referee feeds chunks as they come ---------------------------
+
+    def start(self) -> None:
+        """Begin a new stream (audio time from its own start)."""
+        self._segmenter = Segmenter(self.profile)
         self.busy_until = 0.0
         self._cached = None
-        pending = np.zeros(0, np.float32)
-        pending_start = 0.0
-        last_partial = 0
-        called_early = False
-        early: Heard | None = None
-        echo = False
-        for chunk in source:
-            if len(pending) == 0:
-                pending_start = chunk.start
-            pending = np.concatenate([pending, chunk.samples.astype(np.float32, copy=False)])
-            while len(pending) >= FRAME:
-                frame, pending = pending[:FRAME], pending[FRAME:]
-                t = pending_start
-                pending_start += FRAME / SAMPLE_RATE
-                self.audio_time = pending_start
-                muted = pending_start <= self.muted_until
-                if muted or (echo and segmenter.is_loud(frame)):
-                    # the referee's voice, and whatever sound runs on past the gate
-                    echo = True
-                    segmenter.reset()
-                    segmenter.listen_only(frame)
-                    continue
-                echo = False
-                was_speaking = segmenter.in_speech
-                finished = segmenter.push(t, frame)
-                if segmenter.in_speech and not was_speaking:
-                    last_partial, called_early = 0, False
-                if finished is not None:
-                    heard = self._final(finished, early)
-                    if heard is not None:
-                        yield heard
-                    early = None
-                    continue
-                current = segmenter.current()
-                if not self.partials or current is None or called_early:
-                    continue
-                length = _frames(current.end - current.start)
-                first_pause = segmenter.quiet_frames == EARLY_PAUSE_FRAMES
-                periodic = (
-                    segmenter.quiet_frames == 0
-                    and _frames(PARTIAL_MIN_S) <= length <= _frames(PARTIAL_MAX_S)
-                    and length - last_partial >= _frames(PARTIAL_STEP_S)
-                    # live, a decode still running means the audio is waiting: don't add
-                    # another one it would soon make stale
-                    and self.busy_until <= self.audio_time
-                )
-                if (first_pause and length >= _frames(PARTIAL_MIN_S)) or periodic:
-                    last_partial = length
-                    # the first pause is most often the end of the words: read it in full
-                    # there, so the final (same audio, once the hangover ends) reuses it
-                    heard = self._decide(current, partial=True, full=first_pause)
-                    if heard is not None and _news(heard, early):
-                        # a name alone may begin "Ben, cheat!", a bare call may go on to
-                        # name its caller, and a guessed reading may yet be heard plainly:
-                        # keep listening until the reading is complete and sure
-                        called_early = _complete(heard.intent) and not heard.guessed
-                        early = heard
-                        yield heard
-        current = segmenter.current()
-        if current is not None:
-            heard = self._final(current, early)
+        self._pending = np.zeros(0, np.float32)
+        self._pending_start = 0.0
+        self._last_partial = 0
+        self._called_early = False
+        self._early: Heard | None = None
+        self._echo = False
+
+    def feed(self, chunk: Chunk) -> list[Heard]:
+        """Hear one chunk; returns what became known in it (early readings and finals, not
+        yet paired with a name said next to them: see :func:`merge_caller`)."""
+        if self._segmenter is None:
+            self.start()
+        segmenter = self._segmenter
+        assert segmenter is not None
+        out: list[Heard] = []
+        if len(self._pending) == 0:
+            self._pending_start = chunk.start
+        self._pending = np.concatenate(
+            [self._pending, chunk.samples.astype(np.float32, copy=False)]
+        )
+        while len(self._pending) >= FRAME:
+            frame, self._pending = self._pending[:FRAME], self._pending[FRAME:]
+            t = self._pending_start
+            self._pending_start += FRAME / SAMPLE_RATE
+            self.audio_time = self._pending_start
+            muted = self._pending_start <= self.muted_until
+            if muted or (self._echo and segmenter.is_loud(frame)):
+                # the referee's voice, and whatever sound runs on past the gate
+                self._echo = True
+                segmenter.reset()
+                segmenter.listen_only(frame)
+                continue
+            self._echo = False
+            heard = self._push_frame(segmenter, t, frame)
             if heard is not None:
-                yield heard
+                out.append(heard)
+        return out
+
+    def _push_frame(self, segmenter: Segmenter, t: float, frame: np.ndarray) -> Heard | None:
+        was_speaking = segmenter.in_speech
+        finished = segmenter.push(t, frame)
+        if segmenter.in_speech and not was_speaking:
+            self._last_partial, self._called_early = 0, False
+        if finished is not None:
+            heard = self._final(finished, self._early)
+            self._early = None
+            return heard
+        current = segmenter.current()
+        if not self.partials or current is None or self._called_early:
+            return None
+        length = _frames(current.end - current.start)
+        first_pause = segmenter.quiet_frames == EARLY_PAUSE_FRAMES
+        periodic = (
+            segmenter.quiet_frames == 0
+            and _frames(PARTIAL_MIN_S) <= length <= _frames(PARTIAL_MAX_S)
+            and length - self._last_partial >= _frames(PARTIAL_STEP_S)
+            # live, a decode still running means the audio is waiting: don't add
+            # another one it would soon make stale
+            and self.busy_until <= self.audio_time
+        )
+        if (first_pause and length >= _frames(PARTIAL_MIN_S)) or periodic:
+            self._last_partial = length
+            # the first pause is most often the end of the words: read it in full
+            # there, so the final (same audio, once the hangover ends) reuses it
+            heard = self._decide(current, partial=True, full=first_pause)
+            if heard is not None and _news(heard, self._early):
+                # a name alone may begin "Ben, cheat!", a bare call may go on to
+                # name its caller, and a guessed reading may yet be heard plainly:
+                # keep listening until the reading is complete and sure
+                self._called_early = _complete(heard.intent) and not heard.guessed
+                self._early = heard
+                return heard
+        return None
+
+    def finish(self) -> list[Heard]:
+        """The stream has ended: the final for words still in progress, if any."""
+        segmenter = self._segmenter
+        current = segmenter.current() if segmenter is not None else None
+        if current is None:
+            return []
+        heard = self._final(current, self._early)
+        self._early = None
+        self._segmenter = Segmenter(self.profile)
+        return [heard] if heard is not None else []

@@ -1,0 +1,124 @@
+"""The call assembler: what the recognizer heard in, what the referee acts on out.
+
+It is the one place that decides how a call gets its caller and when it is acted on:
+
+* an early (partial) reading and the final for the same words (same onset) are one call,
+  acted on once;
+* the caller named in the call ("Cheat, Ben!"), or in the words just before or after it
+  ("Ben ... cheat!", "Cheat! ... Ben": :func:`referee.speech.recognizer.merge_caller`);
+* a bare "Cheat!" waits ``NAME_WAIT_S`` after its words end (up to ``NAME_WAIT_MAX_S``
+  while someone is still speaking) for its caller's name before it is acted on, and the
+  referee asks "Who called?"; a bare call whose :class:`Heard` knows its ``speaker`` (a
+  voice profile) is that speaker's call at once;
+* calls are acted on in the order they began (the onset), never by decoding time; a later
+  call is still handed on, and the engine answers it ("Alice called first.").
+
+Everything else heard (claims, verdicts, commands) passes through in order, finals only:
+an early claim is acted on once its words end (see :class:`Heard`).
+
+Pure: no clock, no audio, no game. ``phase()`` tells the phase of the game now; the
+iterators it returns must be consumed at once, acting on each :class:`Heard` before the
+next is asked for (acting changes the phase).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+
+from referee.speech.recognizer import merge_caller
+from referee.speech.types import Heard
+
+#: a bare "Cheat!" waits this long (audio time after it ends) for the caller's name
+#: ("Cheat! ... Ben") before the referee asks "Who called?", longer while someone is still
+#: speaking (up to NAME_WAIT_MAX_S); the call keeps its onset time either way
+NAME_WAIT_S = 0.6
+NAME_WAIT_MAX_S = 2.5
+
+
+def speaker_of(heard: Heard) -> str | None:
+    """Who said ``heard``, when a voice profile told (interface 1: ``Heard.speaker``)."""
+    return getattr(heard, "speaker", None)
+
+
+class CallAssembler:
+    """Heard in (early readings and finals, as :meth:`Recognizer.feed` gives them), what to
+    act on out (see the module docstring)."""
+
+    def __init__(
+        self,
+        phase: Callable[[], str],
+        name_wait_s: float = NAME_WAIT_S,
+        name_wait_max_s: float = NAME_WAIT_MAX_S,
+    ) -> None:
+        self.phase = phase
+        self.name_wait_s = name_wait_s
+        self.name_wait_max_s = name_wait_max_s
+        #: a bare call waiting for its caller's name
+        self.waiting: Heard | None = None
+        #: the last final heard, which the next words may pair with ("Ben ... cheat!")
+        self._previous: Heard | None = None
+        #: onsets of the calls already acted on
+        self._acted: set[float] = set()
+
+    def hear(self, heard: Heard) -> Iterator[Heard]:
+        """What to act on now that ``heard`` came."""
+        merged = merge_caller(self._previous, heard)
+        if not heard.utterance.partial:
+            self._previous = None if merged else heard
+        heard = merged or heard
+        call = self.waiting
+        if call is not None:
+            self.waiting = None
+            is_call = heard.intent.type == "call"
+            if is_call and heard.utterance.start == call.utterance.start:
+                pass  # the same call, now with its caller's name (or its final)
+            elif heard.utterance.partial and not is_call:
+                self.waiting = call  # still listening for the name
+            else:
+                yield from self._act(call)  # anything else said comes after the call
+        speaker = speaker_of(heard)
+        if self._bare(heard) and not heard.utterance.partial:
+            if speaker is not None:
+                heard = replace(heard, intent=replace(heard.intent, caller=speaker))
+            elif self.phase() == "play" and heard.utterance.start not in self._acted:
+                self.waiting = heard
+                return
+        yield from self._act(heard)
+
+    def wait(self, t: float, hearing: bool) -> Iterator[Heard]:
+        """Audio time ``t`` has come (``hearing``: someone is speaking): a bare call whose
+        wait for a name ran out is acted on, and the referee will ask "Who called?"."""
+        call = self.waiting
+        if call is None:
+            return
+        waited = t - call.utterance.end
+        if waited >= self.name_wait_max_s or (waited >= self.name_wait_s and not hearing):
+            yield from self.flush()
+
+    def flush(self) -> Iterator[Heard]:
+        """The audio has ended: a bare call still waiting is acted on."""
+        call, self.waiting = self.waiting, None
+        if call is not None:
+            yield from self._act(call)
+
+    @staticmethod
+    def _bare(heard: Heard) -> bool:
+        return heard.intent.type == "call" and heard.intent.caller is None
+
+    def _act(self, heard: Heard) -> Iterator[Heard]:
+        utterance, intent = heard.utterance, heard.intent
+        if intent.type == "call":
+            # A partial call that names its caller acts at once, and its final result (same
+            # onset) is not a second call. A bare "Cheat!" waits for the end of the words:
+            # asking "Who called?" over the caller's own name would mute the name. So does a
+            # call guessed onto the vocabulary: the whole utterance must confirm it.
+            if utterance.partial and (intent.caller is None or heard.guessed):
+                return
+            named_late = intent.caller and self.phase() == "who_called"
+            if utterance.start in self._acted and not named_late:
+                return
+            self._acted.add(utterance.start)
+        elif utterance.partial:
+            return
+        yield heard

@@ -1,0 +1,121 @@
+"""When the referee speaks and when its ears open again: one object decides.
+
+While the referee speaks, its ears are shut for as long as the sentences should take (an
+estimate, :meth:`Ears.said`). A voice that can tell what it is doing keeps them shut exactly
+while it speaks instead: it either posts events (:meth:`Ears.voice_started`,
+:meth:`Ears.voice_played`, from ``Voice(on_event=...)``) or answers ``speaking()`` (None when
+it can't tell) and ``finished_at``, both on the wall clock (:meth:`Ears.poll`). The ears then
+open ``ECHO_TAIL_S`` after it has finished, often well before the estimate runs out, so a
+"Cheat!" right after the referee's "Ben, twos." is heard; and they stay shut while it still
+speaks past the estimate (at most ``MAX_OVERRUN_S``), so its own words are never taken for a
+player's. Only a voice that sounds where the microphone listens may be followed.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+#: the ears open this long after the voice has finished (the sound card's output still
+#: playing, the room's echo), and stay shut while it still speaks, at most this long past
+#: the estimate
+ECHO_TAIL_S = 0.25
+MAX_OVERRUN_S = 10.0
+AHEAD_CHUNKS = 100
+
+
+class Gate(Protocol):
+    """What the ears shut: the recognizer's mute gate."""
+
+    def mute(self, until: float) -> None: ...
+
+
+@dataclass
+class Ears:
+    """The mute state. ``gate`` is the recognizer (``mute(until)``, and ``hear_from(t)`` to
+    open sooner); ``follow_voice``: the voice's own progress counts, not just the estimate.
+    All times are audio times except where a wall clock is named."""
+
+    gate: Any
+    follow_voice: bool = False
+    #: the referee is speaking, by the best knowledge, until this audio time
+    speaking_until: float = 0.0
+    #: when the last announcements should end by the estimate (audio time)
+    estimated_end: float = 0.0
+    #: audio time minus wall-clock time for the last chunks: a chunk is handed over a little
+    #: after it was recorded, never before, so the largest is the closest to the truth (only
+    #: recent ones: the sound card's clock drifts from the computer's, a second in hours)
+    _audio_ahead: deque[float] = field(default_factory=lambda: deque(maxlen=AHEAD_CHUNKS))
+    #: sentences queued to the voice, and whether it reports its own progress by events
+    queued: int = 0
+    _evented: bool = False
+    _playing: bool = False
+
+    # --- what the referee says -------------------------------------------------------
+
+    def start_at(self, t: float) -> float:
+        """When something said at audio time ``t`` begins (after what is being said)."""
+        return max(t, self.speaking_until)
+
+    def said(self, end: float, sentences: int) -> None:
+        """The referee queued ``sentences`` to say, estimated to end at audio time ``end``."""
+        self.queued += sentences
+        self.speaking_until = self.estimated_end = end
+        self.gate.mute(end)
+
+    # --- the clock -------------------------------------------------------------------
+
+    def chunk(self, end: float, wall: float) -> None:
+        """A chunk ending at audio time ``end`` came at wall-clock time ``wall``."""
+        self._audio_ahead.append(end - wall)
+
+    def to_audio(self, wall: float) -> float:
+        """A wall-clock time as audio time (as near as the chunks tell)."""
+        return wall + (max(self._audio_ahead) if self._audio_ahead else 0.0)
+
+    # --- the voice's own progress ----------------------------------------------------
+
+    def poll(self, voice: Any, now: float) -> None:
+        """Follow a voice that answers ``speaking()`` (at audio time ``now``)."""
+        if not self.follow_voice or self._evented:
+            return
+        speaking = voice.speaking() if hasattr(voice, "speaking") else None
+        if speaking is None:
+            return  # the estimate stands
+        if speaking:
+            self._keep_shut(now)
+        else:
+            self._finished(voice.finished_at)
+
+    def voice_started(self, index: int, now: float) -> None:
+        """The voice began sentence ``index`` (an event; ``now`` audio time)."""
+        self._evented = True
+        self._playing = True
+        if self.follow_voice:
+            self._keep_shut(now)
+
+    def voice_played(self, index: int, at: float) -> None:
+        """The voice finished sentence ``index`` at wall-clock time ``at`` (an event)."""
+        self._evented = True
+        if index + 1 >= self.queued:
+            self._playing = False
+            if self.follow_voice:
+                self._finished(at)
+
+    def tick(self, now: float) -> None:
+        """Audio time ``now`` has come: a voice still playing keeps the ears shut."""
+        if self._evented and self._playing and self.follow_voice:
+            self._keep_shut(now)
+
+    def _keep_shut(self, now: float) -> None:
+        until = now + ECHO_TAIL_S
+        if self.speaking_until < until <= self.estimated_end + MAX_OVERRUN_S:
+            self.speaking_until = until
+            self.gate.mute(until)
+
+    def _finished(self, wall: float) -> None:
+        finished = self.to_audio(wall) + ECHO_TAIL_S
+        if finished < self.speaking_until:
+            self.speaking_until = finished
+            self.gate.hear_from(finished)

@@ -1,0 +1,68 @@
+"""The eyes in their own thread: a reveal is read from the camera while the ears go on.
+
+Reading a reveal (``read_stable``: dozens of frames and the classifier) takes a second or
+more; done in the loop, the microphone's chunks would wait for it. :class:`Eyes` reads in a
+worker thread and posts :class:`~referee.live.events.CardsRead` when it has an answer.
+"""
+
+from __future__ import annotations
+
+import inspect
+import queue
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from referee.live.camera import CameraError
+from referee.live.events import CardsRead
+
+
+def frames_for(camera: Any, reveal: int) -> Any:
+    """The camera's frames for reveal number ``reveal`` (a feed of photos shows that
+    reveal's photo, however often it is looked at; a webcam shows what is there now)."""
+    try:
+        takes_reveal = "reveal" in inspect.signature(camera.frames).parameters
+    except (TypeError, ValueError):
+        takes_reveal = False
+    return camera.frames(reveal=reveal) if takes_reveal else camera.frames()
+
+
+def read(camera: Any, reader: Any, reveal: int, asked_at: float) -> CardsRead:
+    """Read reveal ``reveal`` now (in the calling thread)."""
+    try:
+        return CardsRead(reveal, asked_at, reader.read_stable(frames_for(camera, reveal)))
+    except CameraError as err:
+        return CardsRead(reveal, asked_at, error=str(err))
+
+
+class Eyes:
+    """Reads reveals in a worker thread and posts what it read."""
+
+    def __init__(self, camera: Any, reader: Any, post: Callable[[Any], None]) -> None:
+        self.camera, self.reader, self.post = camera, reader, post
+        self._asked: queue.Queue[tuple[int, float] | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+
+    def look(self, reveal: int, asked_at: float) -> None:
+        """Read reveal ``reveal``; a :class:`CardsRead` is posted when done."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name="eyes", daemon=True)
+            self._thread.start()
+        self._asked.put((reveal, asked_at))
+
+    def _work(self) -> None:
+        while (asked := self._asked.get()) is not None:
+            reveal, asked_at = asked
+            try:
+                seen = read(self.camera, self.reader, reveal, asked_at)
+            except Exception as err:  # noqa: BLE001 - a broken reader must not stop the game
+                print(f"referee: the card reader failed: {err!r}", file=sys.stderr)
+                seen = CardsRead(reveal, asked_at, error="I could not read the cards. "
+                                 "Say true or lie.")  # fmt: skip
+            self.post(seen)
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._asked.put(None)
+            self._thread.join(5.0)

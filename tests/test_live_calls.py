@@ -1,0 +1,173 @@
+"""The call assembler: every way a call gets its caller, and when it is acted on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from referee.intents import Intent
+from referee.live.calls import NAME_WAIT_MAX_S, NAME_WAIT_S, CallAssembler
+from referee.speech.types import Heard, Utterance
+
+
+def heard(start: float, end: float, intent: Intent, partial: bool = False, **kw) -> Heard:
+    return Heard(Utterance(start, end, "...", 0.9, partial), intent, decided_at=end, **kw)
+
+
+def call(caller: str | None = None) -> Intent:
+    return Intent("call", caller=caller)
+
+
+def name(who: str) -> Intent:
+    return Intent("name", name=who)
+
+
+CLAIM = Intent("claim", count=2, rank="A")
+
+
+class Table:
+    """The phase of the game as the acted calls move it: a bare call asks "Who called?",
+    a call with its caller (or the name that answers) turns the cards over."""
+
+    def __init__(self) -> None:
+        self.phase = "play"
+        self.acted: list[Heard] = []
+
+    def act(self, items) -> list[tuple[str, str | None, float]]:
+        done = []
+        for h in items:
+            self.acted.append(h)
+            if h.intent.type == "call":
+                self.phase = "who_called" if h.intent.caller is None else "reveal"
+            elif h.intent.type == "name" and self.phase == "who_called":
+                self.phase = "reveal"
+            caller = h.intent.caller if h.intent.type == "call" else h.intent.name
+            done.append((h.intent.type, caller, h.utterance.start))
+        return done
+
+
+@pytest.fixture
+def table() -> Table:
+    return Table()
+
+
+@pytest.fixture
+def calls(table: Table) -> CallAssembler:
+    return CallAssembler(lambda: table.phase)
+
+
+def test_a_caller_named_in_the_call_is_acted_on_at_once_and_its_final_is_not_a_second_call(
+    table, calls
+):
+    assert table.act(calls.hear(heard(1.0, 1.5, call("Ben"), partial=True))) == [
+        ("call", "Ben", 1.0)
+    ]
+    assert table.act(calls.hear(heard(1.0, 1.7, call("Ben")))) == []  # its final
+    assert table.act(calls.wait(5.0, hearing=False)) == []
+
+
+def test_a_partial_then_its_final_a_claim_acts_once_on_the_final(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.5, CLAIM, partial=True))) == []
+    assert table.act(calls.hear(heard(1.0, 1.7, CLAIM))) == [("claim", None, 1.0)]
+
+
+def test_a_bare_partial_waits_for_its_final_then_for_the_name(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.3, call(), partial=True))) == []
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []  # waiting for a name
+    assert calls.waiting is not None
+
+
+def test_a_caller_named_just_after_the_call_within_the_wait(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
+    assert table.act(calls.wait(1.4 + NAME_WAIT_S / 2, hearing=False)) == []
+    # "Cheat! ... Ben": one call by Ben, with the onset of "Cheat!"
+    assert table.act(calls.hear(heard(1.8, 2.1, name("Ben")))) == [("call", "Ben", 1.0)]
+    assert table.act(calls.wait(9.0, hearing=False)) == []
+
+
+def test_a_name_said_just_before_a_bare_call_is_its_caller(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.2, name("Ben")))) == [("name", "Ben", 1.0)]
+    assert table.act(calls.hear(heard(1.5, 1.8, call()))) == [("call", "Ben", 1.0)]
+
+
+def test_a_name_read_early_names_the_call_at_once_and_its_final_is_not_a_second_call(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
+    assert table.act(calls.hear(heard(1.8, 2.0, name("Ben"), partial=True))) == [
+        ("call", "Ben", 1.0)
+    ]
+    assert table.act(calls.hear(heard(1.8, 2.1, name("Ben")))) == []
+
+
+def test_other_words_read_early_keep_the_call_waiting(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
+    assert table.act(calls.hear(heard(1.8, 2.0, CLAIM, partial=True))) == []
+    assert calls.waiting is not None
+
+
+def test_without_a_name_the_call_is_acted_on_once_the_wait_runs_out_and_the_caller_is_asked_for(
+    table, calls
+):
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
+    assert table.act(calls.wait(1.4 + NAME_WAIT_S - 0.05, hearing=False)) == []
+    assert table.act(calls.wait(1.4 + NAME_WAIT_S, hearing=False)) == [("call", None, 1.0)]
+    assert table.phase == "who_called"  # the referee asks "Who called?"
+    # the answer, said on its own, names the caller
+    assert table.act(calls.hear(heard(3.0, 3.3, name("Cara")))) == [("name", "Cara", 3.0)]
+    assert table.phase == "reveal"
+
+
+def test_while_someone_speaks_the_wait_goes_on_up_to_its_limit(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
+    assert table.act(calls.wait(1.4 + NAME_WAIT_S + 0.5, hearing=True)) == []
+    assert table.act(calls.wait(1.4 + NAME_WAIT_MAX_S, hearing=True)) == [("call", None, 1.0)]
+
+
+def test_a_caller_named_late_after_being_asked_is_taken(table, calls):
+    # "Cheat!" (asked "Who called?"), then the same words' reading with the name
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
+    assert table.act(calls.flush()) == [("call", None, 1.0)]
+    assert table.act(calls.hear(heard(1.0, 1.9, call("Ben")))) == [("call", "Ben", 1.0)]
+
+
+def test_two_callers_a_tenth_of_a_second_apart_the_first_by_onset_is_acted_on_first(table, calls):
+    first = table.act(calls.hear(heard(1.0, 1.3, call("Ben"), partial=True)))
+    second = table.act(calls.hear(heard(1.1, 1.5, call("Cara"), partial=True)))
+    # both are handed on in onset order; the engine answers the second ("Ben called first.")
+    assert first + second == [("call", "Ben", 1.0), ("call", "Cara", 1.1)]
+
+
+def test_a_bare_call_waiting_for_its_name_goes_first_when_another_call_follows(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.3, call()))) == []
+    acted = table.act(calls.hear(heard(1.4, 1.8, call("Cara"), partial=True)))
+    assert acted[0] == ("call", None, 1.0)  # the first call by onset, its caller asked for
+    assert acted[1:] == [("call", "Cara", 1.4)]
+
+
+def test_a_guessed_early_call_waits_for_the_whole_utterance(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.3, call("Ben"), partial=True, guessed=True))) == []
+    assert table.act(calls.hear(heard(1.0, 1.6, call("Ben")))) == [("call", "Ben", 1.0)]
+
+
+def test_anything_else_said_after_a_waiting_call_comes_after_it(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.3, call()))) == []
+    acted = table.act(calls.hear(heard(1.6, 2.0, Intent("command", command="undo"))))
+    assert [a[0] for a in acted] == ["call", "command"]
+
+
+@dataclass(frozen=True)
+class SpokenBy(Heard):
+    """A Heard that knows its speaker (interface 1: a voice profile is in use)."""
+
+    speaker: str | None = None
+
+
+def test_a_bare_call_whose_speaker_is_known_is_that_players_call_at_once(table, calls):
+    said = SpokenBy(Utterance(1.0, 1.4, "cheat", 0.9), call(), decided_at=1.4, speaker="Cara")
+    assert table.act(calls.hear(said)) == [("call", "Cara", 1.0)]
+    assert calls.waiting is None
+
+
+def test_a_call_naming_its_caller_keeps_the_named_caller_whoever_spoke(table, calls):
+    said = SpokenBy(Utterance(1.0, 1.4, "cheat ben", 0.9), call("Ben"), speaker="Cara")
+    assert table.act(calls.hear(said)) == [("call", "Ben", 1.0)]

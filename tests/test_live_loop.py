@@ -1,0 +1,224 @@
+"""The live loop's one queue of events: the ears go on while the eyes read, an undo goes
+back exactly, stopping prints the final state, the voice's progress is told.
+
+The table speaks in tones a fake backend 'hears' as phrases (as in
+tests/test_speech_recognizer.py), so the real recognizer, call assembler, session and engine
+run, in seconds."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from referee.game.events import Call, Claim
+from referee.game.rules import Rules
+from referee.live.cli import paced
+from referee.live.events import Key, VoicePlayed, VoiceStarted
+from referee.live.loop import LiveReferee
+from referee.session import Session
+from referee.speech.audio import ArraySource
+from referee.speech.recognizer import Recognizer
+from referee.speech.types import SAMPLE_RATE, Hypothesis
+from referee.speech.vocab import ListenContext
+from tests.test_speech_recognizer import table
+
+WORDS = {300: "cheat ben", 500: "two aces", 700: "undo", 900: "lie", 1100: "cheat cara",
+         1300: "one two", 1500: "stop the game"}  # fmt: skip
+
+
+class Tones:
+    """A backend that hears a tone's pitch as the phrase WORDS gives it."""
+
+    name = "tones"
+    streaming_cost_s = 0.0
+
+    def set_context(self, ctx):
+        return []
+
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        spectrum = np.abs(np.fft.rfft(audio))
+        freq = np.argmax(spectrum) * SAMPLE_RATE / len(audio)
+        nearest = min(WORDS, key=lambda f: abs(f - freq))
+        return Hypothesis(WORDS[nearest] if abs(nearest - freq) < 60 else "", 0.9)
+
+
+class Timed(Recognizer):
+    """The recognizer, noting the wall-clock time each chunk reached it."""
+
+    def __init__(self) -> None:
+        super().__init__(Tones(), context=ListenContext(players=("Alice", "Ben", "Cara")))
+        self.fed: list[tuple[float, float]] = []  # (wall, audio)
+
+    def feed(self, chunk):
+        self.fed.append((time.monotonic(), chunk.start))
+        return super().feed(chunk)
+
+
+@dataclass
+class Card:
+    rank: str
+    suit: str
+    box: tuple[float, float, float, float] = (0, 0, 10, 10)
+    confidence: float = 0.99
+
+
+@dataclass
+class Reveal:
+    cards: list[Card]
+    readable: bool = True
+    message: str = ""
+
+
+class SlowReader:
+    """Reads every reveal as ``cards``, taking ``seconds`` of wall-clock time."""
+
+    def __init__(self, cards: list[Card], seconds: float = 0.0) -> None:
+        self.cards, self.seconds = cards, seconds
+        self.reads: list[tuple[float, float]] = []  # wall-clock (start, end)
+
+    def read_stable(self, frames):
+        started = time.monotonic()
+        list(frames)
+        time.sleep(self.seconds)
+        self.reads.append((started, time.monotonic()))
+        return Reveal(self.cards)
+
+
+class Camera:
+    """Photos per reveal: notes which reveal each look was for."""
+
+    def __init__(self) -> None:
+        self.looks: list[int] = []
+        self.last_frame = None
+
+    def frames(self, reveal: int | None = None):
+        self.looks.append(reveal)
+        yield np.zeros((4, 4, 3), np.uint8)
+
+
+def referee_for(tmp_path, audio: np.ndarray, reader=None, **kw) -> LiveReferee:
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    said: list = []
+    referee = LiveReferee(session, Timed(), ArraySource(audio),
+                          camera=Camera() if reader else None, reader=reader,
+                          on_say=lambda a, at: said.append((a, at)), **kw)  # fmt: skip
+    referee.said = said  # type: ignore[attr-defined]
+    return referee
+
+
+def texts(referee: LiveReferee) -> list[str]:
+    return [a.text for a, _ in referee.said]  # type: ignore[attr-defined]
+
+
+def test_the_ears_go_on_while_the_eyes_read_and_a_call_meanwhile_is_not_lost(tmp_path):
+    # the game already at the reveal: Alice claimed two aces, Ben called. The reader takes
+    # 2 s; at 0.6 s into it Cara calls too, and is told who called first
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    session.submit(Claim(2, "A", t=0.0))
+    session.submit(Call("Ben", t=0.5))
+    reader = SlowReader([Card("A", "S"), Card("A", "H")], seconds=2.0)
+    audio = table((0.6, 1100, 0.5), total=3.5)
+    said: list[str] = []
+    referee = LiveReferee(session, Timed(), paced(ArraySource(audio)), camera=Camera(),
+                          reader=reader, live_audio=True,
+                          on_say=lambda a, at: said.append(a.text),
+                          unsaid=frozenset({"resume", "reveal_request"}))  # fmt: skip
+    referee.run()
+    session.close()
+    ((read_from, read_to),) = reader.reads
+    fed = [wall for wall, _ in referee.recognizer.fed]
+    during = [w for w in fed if read_from <= w <= read_to]
+    assert len(during) > 50  # about 100 chunks of 20 ms
+    gaps = np.diff([read_from, *during, read_to])
+    # chunks 20 ms apart all through the read (a reader holding the ears up would show one
+    # 2 s gap); one scheduler hiccup on a loaded machine is let through, up to half a second
+    assert sorted(gaps)[-2] < 0.1 and gaps.max() < 0.5, sorted(gaps)[-3:]
+    assert "Ben called first." in said  # Cara's call, heard while the cards were read
+    assert said.index("Ben called first.") < next(
+        i for i, x in enumerate(said) if "told the truth" in x
+    )
+    assert session.state.hands[1] == 19  # Ben picked up: Alice's two aces were true
+
+
+LIED = [Card("5", "H"), Card("6", "D")]
+
+
+def test_an_undo_goes_back_exactly_and_the_same_call_said_again_gets_its_cards_read(tmp_path):
+    # Alice claims, Ben calls, the cards are read: Alice lied. The table undoes the verdict,
+    # says "lie" (the verdict again), undoes it again, undoes the call, and calls again
+    lines = [(7.0, 500), (14.0, 300), (28.0, 700), (36.0, 900), (46.0, 700), (54.0, 700),
+             (62.0, 300)]  # fmt: skip
+    audio = table(*((t, f, 0.5) for t, f in lines), total=76.0)
+    reader = SlowReader(LIED)
+    referee = referee_for(tmp_path, audio, reader)
+    referee.run()
+    referee.session.close()
+    said = texts(referee)
+    lied = "Five and six: Alice lied. Alice picks up the pile, two cards."
+    assert said.count(lied) == 2, said  # the first read, and the read after the last call
+    assert said.count("Alice lied. Alice picks up the pile, two cards.") == 1  # the "lie"
+    assert "Ben called first." not in said
+    # an undo back to the reveal does not read the cards again at once: it asks
+    assert len(reader.reads) == 2
+    assert said.count("Say true or lie.") == 2
+    assert referee.camera.looks == [0, 0]  # the same reveal: the same photo
+    assert referee.session.state.hands == [18, 17, 17]
+
+
+def test_after_undone_the_prompt_has_the_fields_of_any_prompt(tmp_path):
+    audio = table((7.0, 500, 0.5), (14.0, 700, 0.5), total=20.0)
+    referee = referee_for(tmp_path, audio)
+    referee.run()
+    referee.session.close()
+    turns = [a for a, _ in referee.said if a.kind == "turn"]  # type: ignore[attr-defined]
+    assert [a.text for a in turns] == ["Alice, aces.", "Ben, twos.", "Alice, aces."]
+    assert turns[-1].data == turns[0].data == {"turn": "Alice", "legal_ranks": ["A"]}
+
+
+def test_a_later_reveal_gets_its_own_photo_however_often_one_was_read(tmp_path):
+    lines = [(7.0, 500), (14.0, 300), (28.0, 700), (36.0, 700), (46.0, 300), (60.0, 1300),
+             (68.0, 1100)]  # fmt: skip
+    audio = table(*((t, f, 0.5) for t, f in lines), total=80.0)
+    referee = referee_for(tmp_path, audio, SlowReader(LIED))
+    referee.run()
+    referee.session.close()
+    assert referee.camera.looks == [0, 0, 1]
+
+
+@pytest.mark.parametrize("how", ["voice", "key"])
+def test_stop_by_voice_or_key_ends_the_evening(tmp_path, how):
+    audio = table((7.0, 500, 0.5), (14.0, 1500, 0.6), (22.0, 1300, 0.5), total=30.0)
+    referee = referee_for(tmp_path, audio)
+    if how == "key":
+        audio = table((7.0, 500, 0.5), (22.0, 1300, 0.5), total=30.0)
+        referee = referee_for(tmp_path, audio)
+        original = referee.handle
+
+        def handle(event):
+            original(event)
+            if referee.now >= 14.0 and not referee.stopped:
+                original(Key("q"))
+
+        referee.handle = handle  # type: ignore[method-assign]
+    referee.run()
+    referee.session.close()
+    assert referee.stopped
+    assert referee.now < 15.0  # nothing after it was heard
+    assert [e.__class__.__name__ for e in referee.session.match.events] == ["Claim"]
+    assert texts(referee)[-1].startswith("Stopping here.")
+
+
+def test_each_sentence_is_told_when_the_voice_played_it(tmp_path):
+    played: list[tuple[str, float | None, float]] = []
+    referee = referee_for(tmp_path, table((7.0, 500, 0.5), total=9.0),
+                          on_played=lambda a, s, e: played.append((a.text, s, e)))  # fmt: skip
+    referee.run()
+    referee.ears._audio_ahead.append(100.0)  # audio time is wall-clock time + 100 s
+    referee.handle(VoiceStarted(0, "Game 1.", at=1.0))
+    referee.handle(VoicePlayed(0, "Game 1.", at=2.5))
+    referee.session.close()
+    first = referee.said[0][0].text  # type: ignore[attr-defined]
+    assert played == [(first, 101.0, 102.5)]
