@@ -12,8 +12,7 @@ from referee.live.loop import ECHO_TAIL_S, LiveReferee
 from referee.session import Session
 from referee.speech.audio import ArraySource
 from referee.voice import Voice
-from referee.voice.tts import speech_seconds
-from referee.voice.worker import NO_APLAY
+from referee.voice.tts import NO_SPEAKERS, speech_seconds
 from tests.test_speech_recognizer import recognizer, table
 
 CLAIM_AT, CLAIM_S = 7.0, 0.6  # a 500 Hz tone: "two aces", by Alice, who starts (after the
@@ -122,7 +121,12 @@ def test_the_voice_says_whether_it_is_still_speaking(tmp_path):
 
 
 def test_a_voice_that_cannot_be_heard_says_why_once(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATH", str(tmp_path))  # no aplay, which plays pyttsx3's sentences
+    import sounddevice
+
+    def no_device(*args, **kwargs):
+        raise sounddevice.PortAudioError("Error querying device -1")
+
+    monkeypatch.setattr(sounddevice, "OutputStream", no_device)  # no speakers to play on
     told: list[str] = []
     voice = Voice(on_error=told.append)
     voice.say("Alice: two aces.")
@@ -131,8 +135,9 @@ def test_a_voice_that_cannot_be_heard_says_why_once(tmp_path, monkeypatch):
     while voice.speaking() and time.monotonic() < deadline:
         time.sleep(0.02)
     voice.close()
-    assert told == [NO_APLAY]
+    assert told == [NO_SPEAKERS.format(why="Error querying device -1")]
     assert voice.done == 2  # every sentence still answered: the game goes on, printed
+    assert voice.echo_stage() is None and not voice.echo_cancelled  # the ears shut as before
 
 
 @pytest.mark.parametrize("brief", [True, False])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import queue
 import struct
+import time
 import wave
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -195,6 +196,24 @@ def level_problem(samples: np.ndarray) -> str | None:
     return None
 
 
+def recording_problems(path: str | Path, samples: np.ndarray) -> list[str]:
+    """What to tell the user about a recording they gave (``listen --wav``, ``play --audio``):
+    it clips, or it is too poor (under 16 kHz, or 8-bit) for the recognizer to hear much."""
+    problems = []
+    if level_problem(samples) == "clipping":
+        problems.append(f"{path} is clipping (too loud); recognition may suffer.")
+    try:
+        with open(path, "rb") as f:
+            rate, _channels, width, _kind, _raw = _read_riff(f.read(1 << 20))
+    except (OSError, ValueError):
+        return problems
+    if rate < SAMPLE_RATE or width < 2:
+        problems.append(f"{path} is too poor a recording ({rate} Hz, {8 * width}-bit): the "
+                        "referee may hear little or nothing in it; record at 16 kHz, 16-bit "
+                        "or better.")  # fmt: skip
+    return problems
+
+
 #: how much audio the level watch judges at a time
 LEVEL_WINDOW_S = 3.0
 
@@ -334,6 +353,9 @@ class MicSource:
 
     ``seconds`` stops after that much audio (None: until interrupted). Audio time counts
     samples delivered, so it is the same clock the recognizer stamps utterances with.
+    ``clean`` (the echo canceller, :class:`referee.speech.echo.EchoStage`) gets each 16 kHz
+    block with the ``time.monotonic()`` its first sample was recorded at, and gives back the
+    block without the referee's own voice (its sample ``i`` still input sample ``i``).
     """
 
     def __init__(
@@ -341,19 +363,24 @@ class MicSource:
         device: str | int | None = None,
         seconds: float | None = None,
         chunk_s: float = CHUNK_S,
+        clean: Callable[[np.ndarray, float], np.ndarray] | None = None,
     ):
         self.device = device
         self.seconds = seconds
         self.chunk_s = chunk_s
+        self.clean = clean
 
     def __iter__(self) -> Iterator[Chunk]:
         sd = _sounddevice()
         device = _pick_device(self.device)
         rate, channels = _input_format(sd, device)
-        blocks: queue.Queue[np.ndarray] = queue.Queue()
+        blocks: queue.Queue[tuple[np.ndarray, float]] = queue.Queue()
 
-        def callback(indata, _frames, _time, _status) -> None:
-            blocks.put(indata.mean(axis=1))  # mono (channels averaged), a copy of the block
+        def callback(indata, _frames, when, _status) -> None:
+            now = getattr(when, "currentTime", 0.0)  # and when the block was recorded:
+            late = now - when.inputBufferAdcTime if now else 0.0
+            recorded = time.monotonic() - max(0.0, late)
+            blocks.put((indata.mean(axis=1), recorded))  # mono (channels averaged), a copy
 
         try:
             stream = sd.InputStream(
@@ -369,14 +396,24 @@ class MicSource:
             raise _user_error(f"{NO_MIC} ({err})") from err
         to_16k = StreamResampler(rate)
         position = 0
+        clock = None
+        if self.clean is not None:
+            from referee.speech.echo import StreamClock
+
+            clock = StreamClock(rate)
         try:
             while self.seconds is None or position < self.seconds * SAMPLE_RATE:
                 try:
-                    block = to_16k.push(blocks.get(timeout=MIC_SILENT_S))
+                    recorded, recorded_at = blocks.get(timeout=MIC_SILENT_S)
                 except queue.Empty:
                     raise _user_error(
                         f"The microphone stopped delivering audio. {NO_MIC}"
                     ) from None
+                block = to_16k.push(recorded)
+                if clock is not None and self.clean is not None:
+                    # the block's end was recorded then; the resampler's output ends there
+                    ends = clock.block(recorded_at, len(recorded)) + len(recorded) / rate
+                    block = self.clean(block, ends - len(block) / SAMPLE_RATE)
                 if len(block):
                     yield Chunk(position / SAMPLE_RATE, block)
                     position += len(block)

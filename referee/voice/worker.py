@@ -1,7 +1,8 @@
 """The text-to-speech worker process: JSON lines in (``{"i": n, "text": ...}``), acks out.
 
 Run as ``python -m referee.voice.worker [OUT_DIR]``; with OUT_DIR each sentence becomes
-``OUT_DIR/NNNNN.wav`` instead of sound. pyttsx3's own chatter goes to stderr, so standard
+``OUT_DIR/NNNNN.wav`` (the voice then plays it itself, or joins them into one file), without
+it pyttsx3 says it aloud (with aplay). pyttsx3's own chatter goes to stderr, so standard
 output carries only acks (``{"done": n}`` or ``{"error": "..."}``).
 """
 
