@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(espeak-ng alsa-utils libportaudio2 sox libsox-fmt-all libgl1 libglib2.0-0
+# libspeexdsp1: the echo canceller that lets the referee hear a call over its own voice
+APT_PACKAGES=(espeak-ng alsa-utils libportaudio2 libspeexdsp1 sox libsox-fmt-all libgl1 libglib2.0-0
               gnome-cards-data kdegames-card-data-kf5 fonts-dejavu-core librsvg2-bin xvfb)
 # --dev: a private PulseAudio room for the whole-game tests (tests/room.py) and bench/table
 [ "${1:-}" = "--dev" ] && APT_PACKAGES+=(pulseaudio pulseaudio-utils libasound2-plugins)
