@@ -135,3 +135,35 @@ def test_a_camera_that_fails_mid_game_falls_back_to_a_spoken_verdict(tmp_path):
     assert "Alice told the truth. Ben picks up the pile, two cards." in said
     assert "One five: Ben lied. Ben picks up the pile, one card." in said
     assert lines[-1]["state"]["hands"] == {"Alice": 16, "Ben": 19, "Cara": 17}
+
+
+def _started(tmp_path: Path, *args: str) -> subprocess.Popen:
+    wav = table_audio(tmp_path / "table.wav", [(7.0, "two aces")], total=60)
+    env = {**os.environ, "REFEREE_DATA_DIR": str(tmp_path / "data")}
+    env.pop("DISPLAY", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee", "play", "--no-window", "--json", "--no-camera",
+         "--realtime", "--players", PLAYERS, "--journal", str(tmp_path / "journal.jsonl"),
+         "--audio", str(wav), "--db", str(tmp_path / "scores.db"), *args],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("how", ["sigint", "key"])
+def test_stopping_by_ctrl_c_or_a_key_still_prints_the_final_state(tmp_path, how):
+    proc = _started(tmp_path, *(["--keys"] if how == "key" else []))
+    assert proc.stdout is not None and proc.stdin is not None
+    for line in proc.stdout:  # the claim was taken: stop the evening
+        if '"Ben, twos."' in line:
+            break
+    if how == "sigint":
+        proc.send_signal(signal.SIGINT)
+    else:
+        proc.stdin.write("q\n")
+        proc.stdin.flush()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    last = json.loads(out.splitlines()[-1])
+    assert last["state"]["pile"] == 2 and last["state"]["turn"] == "Ben"
+    assert "Traceback" not in err

@@ -9,6 +9,7 @@ writes the voice to a wav, ``--keys`` reads typed fallbacks from standard input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import queue
 import sys
@@ -23,6 +24,8 @@ from referee.errors import UserError, warn
 from referee.game.announce import Announcement
 from referee.game.engine import legal_ranks
 from referee.game.rules import PRESETS, rules_from
+from referee.live.events import Stop
+from referee.live.loading import Loading, loaded
 from referee.paths import default_journal
 from referee.session import Session
 from referee.store.journal import JournalError, read_journal
@@ -146,7 +149,8 @@ def paced(source: Any) -> Any:
 
 
 def make_eyes(args: argparse.Namespace) -> tuple[Any, Any]:
-    """(camera feed, card reader); (None, None) when judging by voice only."""
+    """(camera feed, card reader); (None, None) when judging by voice only. The reader's
+    models load in the background (:class:`referee.live.loading.Loading`)."""
     if args.no_camera:
         return None, None
     from referee.live.camera import CameraError, ImageFeed, Webcam
@@ -156,7 +160,77 @@ def make_eyes(args: argparse.Namespace) -> tuple[Any, Any]:
         camera = ImageFeed.from_folder(args.frames) if args.frames else Webcam(args.camera)
     except CameraError as err:
         raise UserError(str(err)) from None
-    return camera, CardReader(deck=args.deck)
+    return camera, Loading(lambda: CardReader(deck=args.deck), "reader")
+
+
+def make_voice(args: argparse.Namespace, post: Callable[[Any], None]) -> Any:
+    """The referee's voice (spawned first: its worker starts while the rest loads), posting
+    its progress to the loop when it can (``Voice(on_event=...)``)."""
+    import inspect
+
+    from referee.live.loop import voice_events
+    from referee.voice import Voice
+
+    options: dict[str, Any] = {"on_error": warn}  # no sound, say why (once)
+    if "on_event" in inspect.signature(Voice).parameters:
+        options["on_event"] = voice_events(post)
+    return Voice(args.tts_out, **options)
+
+
+def check_names_later(recognizer: Any, args: argparse.Namespace, players: Sequence[str]) -> None:
+    """The names check in the background, on a recognizer of its own, once the game's own
+    has loaded (so that the first sentence is not kept waiting ~1 s a name)."""
+    import os
+
+    def check() -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        try:
+            loaded(recognizer)
+            warn_about_names(make_recognizer(args), players)
+        except Exception as err:  # noqa: BLE001 - a warning only: the game goes on
+            warn(f"the names check failed ({err})")
+
+    threading.Thread(target=check, name="names", daemon=True).start()
+
+
+def _stop_on_sigint(referee: Any) -> Callable[[], bool]:
+    """Ctrl-C stops the loop at the next event (so the final state is printed); a second
+    one interrupts at once."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: False
+    hit: list[bool] = []
+
+    def on_sigint(_signum: int, _frame: Any) -> None:
+        if hit:
+            raise KeyboardInterrupt
+        hit.append(True)
+        referee.post(Stop("interrupted"))
+
+    signal.signal(signal.SIGINT, on_sigint)
+    return lambda: bool(hit)
+
+
+def _print_final(session: Session, as_json: bool) -> None:
+    state = session.state
+    view = state.to_dict(legal_ranks(state) if state.phase != "over" else ())
+    print(json.dumps({"state": view}) if as_json else f"referee: {view['wins']}", flush=True)
+
+
+def _played_printer() -> Callable[[Announcement, float | None, float], None]:
+    """``play --json``: a line for each sentence once the voice has said it (audio times;
+    ``started`` only when the voice tells)."""
+
+    def on_played(announcement: Announcement, started: float | None, ended: float) -> None:
+        line: dict[str, Any] = {"played": announcement.text, "kind": announcement.kind}
+        if started is not None:
+            line["started"] = round(started, 2)
+        line["ended"] = round(ended, 2)
+        print(json.dumps(line), flush=True)
+
+    return on_played
 
 
 def _keyboard() -> queue.Queue[str]:
@@ -173,7 +247,6 @@ def _keyboard() -> queue.Queue[str]:
 def run(args: argparse.Namespace) -> int:
     from referee.live.loop import LiveReferee
     from referee.live.screen import Window
-    from referee.voice import Voice
 
     referee: LiveReferee | None = None
 
@@ -184,25 +257,31 @@ def run(args: argparse.Namespace) -> int:
 
     audio = make_audio(args, on_level)
     session = open_session(args)
+    voice = make_voice(args, lambda event: referee.post(event) if referee else None)
+    # the models load while the referee greets the table (the loop waits for them only
+    # once the greeting is said); the names check, slowest of all, after that
+    recognizer = Loading(lambda: make_recognizer(args), "recognizer")
     camera, reader = make_eyes(args)
-    recognizer = make_recognizer(args)
     if not args.audio:  # a real table: say which names the ears may mix up
-        warn_about_names(recognizer, session.state.players)
-    voice = Voice(args.tts_out, on_error=warn)  # no sound, say why (once)
+        check_names_later(recognizer, args, session.state.players)
     window = None if args.no_window else Window()
     referee = LiveReferee(
         session, recognizer, audio, camera=camera, reader=reader, voice=voice,
         window=window, keys=_keyboard() if args.keys else None, on_say=_printer(args.json),
+        on_played=_played_printer() if args.json else None,
         follow_voice=not args.audio and not args.tts_out,  # the voice sounds where it listens
+        live_audio=not args.audio or args.realtime,
         unsaid=frozenset({"claim"} if args.brief else ()),
     )  # fmt: skip
+    interrupted = _stop_on_sigint(referee)
     try:
         referee.run()
-        state = session.state
-        view = state.to_dict(legal_ranks(state) if state.phase != "over" else ())
-        print(json.dumps({"state": view}) if args.json else f"referee: {view['wins']}", flush=True)
-    except KeyboardInterrupt:
+        if interrupted():
+            print("referee: stopped; `referee play --resume` continues this game", file=sys.stderr)
+        _print_final(session, args.json)
+    except KeyboardInterrupt:  # a second Ctrl-C, or one before the loop could stop
         print("referee: stopped; `referee play --resume` continues this game", file=sys.stderr)
+        _print_final(session, args.json)
     finally:
         session.close()
         written = voice.close()
