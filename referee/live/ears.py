@@ -14,6 +14,7 @@ player's. Only a voice that sounds where the microphone listens may be followed.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -51,6 +52,19 @@ class Ears:
     queued: int = 0
     _evented: bool = False
     _playing: bool = False
+    #: whether the referee's own voice is taken out of what the ears hear well enough
+    #: (``Voice.echo_cancelled``) that they may stay open while it speaks: a call over it
+    #: is then heard (barge-in)
+    echo_cancelled: Callable[[], bool] | None = None
+
+    def _shut(self, until: float) -> None:
+        if self.echo_cancelled is None or not self.echo_cancelled():
+            self.gate.mute(until)
+
+    def cut(self, now: float) -> None:
+        """The voice was stopped at audio time ``now`` (a call over it): nothing more of
+        what was queued will be said."""
+        self.speaking_until = self.estimated_end = min(self.speaking_until, now)
 
     # --- what the referee says -------------------------------------------------------
 
@@ -62,7 +76,7 @@ class Ears:
         """The referee queued ``sentences`` to say, estimated to end at audio time ``end``."""
         self.queued += sentences
         self.speaking_until = self.estimated_end = end
-        self.gate.mute(end)
+        self._shut(end)
 
     # --- the clock -------------------------------------------------------------------
 
@@ -112,7 +126,7 @@ class Ears:
         until = now + ECHO_TAIL_S
         if self.speaking_until < until <= self.estimated_end + MAX_OVERRUN_S:
             self.speaking_until = until
-            self.gate.mute(until)
+            self._shut(until)
 
     def _finished(self, wall: float) -> None:
         finished = self.to_audio(wall) + ECHO_TAIL_S

@@ -162,7 +162,10 @@ class LiveReferee:
     _played: int = 0
 
     def __post_init__(self) -> None:
-        self._ears = Ears(self.recognizer, follow_voice=self.follow_voice)
+        cancelled = None  # a voice the microphone hears, taken back out of what it hears
+        if self.follow_voice and hasattr(self.voice, "echo_cancelled"):
+            cancelled = lambda: bool(self.voice.echo_cancelled)  # noqa: E731
+        self._ears = Ears(self.recognizer, follow_voice=self.follow_voice, echo_cancelled=cancelled)
         self._calls = CallAssembler(lambda: self.session.state.phase)
 
     @property
@@ -313,9 +316,22 @@ class LiveReferee:
         if intent.type == "call" and self._call_is_a_verdict():
             intent = Intent("verdict", honest=False)  # "Liar!" answering "true or lie?"
         self.heard_log.append(heard.to_dict())
+        if intent.type == "call":
+            self._barge_in(utterance.start)
         said = self._act(intent, utterance.start, heard=utterance.text)
         decided = heard.decided_at if heard.decided_at is not None else utterance.end
         self._announce(said, max(decided, utterance.end if not utterance.partial else decided))
+
+    def _barge_in(self, onset: float) -> None:
+        """A call made over the referee's own voice (its ears open: the echo cancelled)
+        stops what it was still saying, now out of date (the turn prompt); the call keeps
+        its onset as its time."""
+        voice, ears = self.voice, self.ears
+        if ears.echo_cancelled is None or not ears.echo_cancelled():
+            return
+        if ears.speaking_until > onset and hasattr(voice, "cancel_pending"):
+            voice.cancel_pending()
+            ears.cut(self.now)
 
     def _act(self, intent: Intent | None, t: float, heard: str = "") -> list[Announcement]:
         """Hand the session what was said or typed; an undo starts the reveal afresh."""
