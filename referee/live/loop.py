@@ -160,6 +160,7 @@ class LiveReferee:
     _spoken: list[Announcement] = field(default_factory=list)
     _started: dict[int, float] = field(default_factory=dict)
     _played: int = 0
+    _context: Any = None
 
     def __post_init__(self) -> None:
         cancelled = None  # a voice the microphone hears, taken back out of what it hears
@@ -503,12 +504,16 @@ class LiveReferee:
 
         state = self.session.state
         ranks = legal_ranks(state) if state.phase in ("play", "pairs") else ()
-        self.recognizer.set_context(ListenContext(
+        context = ListenContext(
             players=state.players,
             legal_ranks=ranks or legal_ranks(state),
             max_count=state.rules.max_cards_per_play(state.n),
             intents=PHASE_INTENTS.get(state.phase, PHASE_INTENTS["play"]),
-        ))  # fmt: skip
+        )
+        # only when it changed: whisper's takes 50-100 ms, on the audio's own thread
+        if context != self._context:
+            self._context = context
+            self.recognizer.set_context(context)
 
     def _show(self) -> None:
         if self.window is None:
