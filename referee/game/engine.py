@@ -200,7 +200,7 @@ def _claim(s: State, e: Claim, say: Say) -> None:
     if s.hands[seat] == 0:
         s.pending_out = seat
         say.append(Announcement(f"{who} has no cards left. Call now if you doubt it.", "last_play"))
-    if s.rules.open_play:
+    if policies.claims(s).reveals_every_play:
         s.phase, s.caller, s.challenged = "reveal", None, len(s.pile) - 1
         say.append(Announcement(f"{who}, turn the cards over.", "reveal_request"))
     else:
@@ -214,8 +214,7 @@ def _lay(s: State, play: Play, say: Say) -> None:
     window = 2 if s.rules.challenge_window == "extended" else 1
     s.callable = [] if play.face_up else (s.callable + [len(s.pile) - 1])[-window:]
     s.rank_ref = play.rank
-    if s.rules.rank_order == "rounds":
-        s.round_rank = play.rank
+    policies.rank_order(s).on_lay(s, play)
     s.last_count, s.passes, s.last_player = play.count, 0, play.seat
     s.last_claim = {"player": s.players[play.seat], "count": play.count, "rank": play.rank}
 
@@ -303,15 +302,8 @@ def _reveal(s: State, e: Reveal, say: Say) -> None:
 
 def _judge(s: State, cards: tuple[Card, ...], say: Say) -> None:
     play = s.pile[s.challenged]
-    wild = s.rules.jokers > 0
-    wrong_rank = any(c.rank != play.rank and not (wild and c.rank == JOKER) for c in cards)
-    wrong_count = len(cards) != play.count
-    if wrong_count and not s.rules.count_is_honest:
-        laid = min(len(cards), play.count + s.hands[play.seat])  # what was really laid
-        s.hands[play.seat] += play.count - laid
-        play.count = laid
+    honest = policies.judge(s).honest(s, play, cards)
     play.cards = cards
-    honest = not wrong_rank and (s.rules.count_is_honest or not wrong_count)
     seen = seen_phrase(cards)
     _resolve(s, honest, say, seen)
 
@@ -358,14 +350,9 @@ def _resolve(s: State, honest: bool, say: Say, seen: str | None) -> None:
                 return
         else:
             s.pending_out = None
-    if s.rules.rank_order == "rounds":
-        s.round_rank, s.rank_ref = None, None
-        starter = caller if not honest else claimer
-        if starter is None or s.is_out(starter):
-            starter = _next_seat(s, claimer)
-    else:
-        s.rank_ref = play.rank
-        starter = _next_seat(s, claimer)
+    starter = policies.rank_order(s).starter_after_verdict(
+        s, play, honest, caller, lambda seat: _next_seat(s, seat)
+    )
     _give_turn(s, starter, say)
 
 
@@ -385,7 +372,7 @@ def _pass(s: State, e: Pass | None, say: Say) -> None:
     s.passes += 1
     say.append(Announcement(f"{_who(s)} passes.", "pass"))
     following = _next_seat(s, s.turn)
-    if s.rules.rank_order == "rounds" and following == s.last_player:
+    if policies.rank_order(s).on_all_passed(s, following):
         s.callable = []  # everyone else passed: the last cards stand
         if s.pending_out is not None:
             _go_out(s, s.pending_out, say)
@@ -405,7 +392,7 @@ def _pass(s: State, e: Pass | None, say: Say) -> None:
 def _new_round(s: State, e: NewRound, say: Say) -> None:
     _expect(s, "play")
     everyone_passed = s.last_player == s.turn and s.passes >= len(_active(s)) - 1
-    if s.rules.rank_order != "rounds" or not s.pile or not everyone_passed:
+    if not policies.rank_order(s).may_start_new_round(s) or not s.pile or not everyone_passed:
         raise Rejected("A new round starts only when everyone else has passed.")
     size = s.pile_size
     s.out_of_play += size
@@ -558,7 +545,7 @@ def _end_game(s: State, say: Say) -> None:
         cards_left=per_player(s.hands),
         pickups={p: list(v) for p, v in zip(s.players, s.pickups, strict=True)},
         **{key: per_player(s.stats[key]) for key in STAT_KEYS},
-        all_plays_seen=s.rules.open_play,
+        all_plays_seen=policies.claims(s).reveals_every_play,
     ))  # fmt: skip
     say.append(Announcement(f"Standing: {standing_phrase(s.players, s.wins)}", "standing",
                             {"wins": per_player(s.wins)}))  # fmt: skip

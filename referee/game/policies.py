@@ -5,8 +5,10 @@ A new variant is a new policy here, not a new ``if`` scattered through the engin
 
 from __future__ import annotations
 
-from referee.game.cards import RANKS, next_rank, rank_name
-from referee.game.state import State
+from collections.abc import Callable, Sequence
+
+from referee.game.cards import JOKER, RANKS, Card, next_rank, rank_name
+from referee.game.state import Play, State
 
 # --- rank order --------------------------------------------------------------------------
 
@@ -30,6 +32,30 @@ class RankOrder:
         """Passing moves the rank on without the passer when one rank was due."""
         if len(legal) == 1:
             state.rank_ref = legal[0]
+
+    def on_lay(self, state: State, play: Play) -> None:
+        """A play was laid (its rank is already the reference)."""
+
+    def may_pass(self, state: State, legal: tuple[str, ...]) -> str | None:
+        """Why the player whose turn it is may not pass under this order, or None."""
+        return None
+
+    def on_all_passed(self, state: State, following: int) -> bool:
+        """Whether the turn coming to ``following`` means everyone else passed and the last
+        cards stand (the last player then adds more or starts a new round)."""
+        return False
+
+    def may_start_new_round(self, state: State) -> bool:
+        """Whether "new round" (the pile put out of the game) exists in this order."""
+        return False
+
+    def starter_after_verdict(
+        self, state: State, play: Play, honest: bool, caller: int | None,
+        next_seat: Callable[[int], int],
+    ) -> int:  # fmt: skip
+        """Who plays next once a call on ``play`` was judged; sets the rank to go on from."""
+        state.rank_ref = play.rank
+        return next_seat(play.seat)
 
 
 class UpDown(RankOrder):
@@ -68,6 +94,34 @@ class Rounds(RankOrder):
 
     def after_pass(self, state: State, legal: tuple[str, ...]) -> None:
         pass
+
+    def on_lay(self, state: State, play: Play) -> None:
+        state.round_rank = play.rank
+
+    def may_pass(self, state: State, legal: tuple[str, ...]) -> str | None:
+        who = state.players[state.turn]
+        if state.round_rank is None:
+            return f"{who} starts the round and can't pass."
+        if state.last_player == state.turn:
+            return f"{who}, add more {rank_name(legal[0], 2)} or say new round."
+        return None
+
+    def on_all_passed(self, state: State, following: int) -> bool:
+        return following == state.last_player
+
+    def may_start_new_round(self, state: State) -> bool:
+        return True
+
+    def starter_after_verdict(
+        self, state: State, play: Play, honest: bool, caller: int | None,
+        next_seat: Callable[[int], int],
+    ) -> int:  # fmt: skip
+        """A new round: the liar's catcher starts it, or the honest claimer."""
+        state.round_rank, state.rank_ref = None, None
+        starter = caller if not honest else play.seat
+        if starter is None or state.is_out(starter):
+            starter = next_seat(play.seat)
+        return starter
 
 
 RANK_ORDERS: dict[str, RankOrder] = {
@@ -115,10 +169,9 @@ def pass_problem(state: State, legal: tuple[str, ...]) -> str | None:
     """Why the player whose turn it is may not pass now, or None when they may."""
     who = state.players[state.turn]
     rules = state.rules
-    if rules.rank_order == "rounds" and state.round_rank is None:
-        return f"{who} starts the round and can't pass."
-    if rules.rank_order == "rounds" and state.last_player == state.turn:
-        return f"{who}, add more {rank_name(legal[0], 2)} or say new round."
+    problem = rank_order(state).may_pass(state, legal)
+    if problem:
+        return problem
     if rules.passing == "never":
         return f"No passing: {who}, you must play {due_phrase(legal)}."
     if rules.passing == "exhausted":
@@ -126,3 +179,61 @@ def pass_problem(state: State, legal: tuple[str, ...]) -> str | None:
         if len(legal) != 1 or state.seen_of(legal[0]) < copies:
             return f"{who} can pass only once every {rank_name(legal[0])} has been shown."
     return None
+
+
+# --- judging a reveal ----------------------------------------------------------------------
+
+
+class Judge:
+    """Whether the cards turned over are what was claimed: rank and count both."""
+
+    name = "count_matters"
+
+    def wrong_rank(self, state: State, play: Play, cards: Sequence[Card]) -> bool:
+        wild = state.rules.jokers > 0
+        return any(c.rank != play.rank and not (wild and c.rank == JOKER) for c in cards)
+
+    def honest(self, state: State, play: Play, cards: Sequence[Card]) -> bool:
+        """The verdict; a wrong count also corrects the cards the claimer really laid."""
+        wrong_rank = self.wrong_rank(state, play, cards)
+        if len(cards) != play.count:
+            laid = min(len(cards), play.count + state.hands[play.seat])  # what was really laid
+            state.hands[play.seat] += play.count - laid
+            play.count = laid
+            return False
+        return not wrong_rank
+
+
+class CountIsHonest(Judge):
+    """Only the rank is judged: a count said wrong is no lie (``count_is_honest``)."""
+
+    name = "count_is_honest"
+
+    def honest(self, state: State, play: Play, cards: Sequence[Card]) -> bool:
+        return not self.wrong_rank(state, play, cards)
+
+
+def judge(state: State) -> Judge:
+    return CountIsHonest() if state.rules.count_is_honest else Judge()
+
+
+# --- after a claim -------------------------------------------------------------------------
+
+
+class Claims:
+    """What follows a claim: the turn goes on, and a call may challenge it."""
+
+    name = "closed"
+    #: every play is turned over at once (so every play of the game is seen)
+    reveals_every_play = False
+
+
+class OpenPlay(Claims):
+    """``open_play``: every play is shown as it is laid (a teaching game)."""
+
+    name = "open_play"
+    reveals_every_play = True
+
+
+def claims(state: State) -> Claims:
+    return OpenPlay() if state.rules.open_play else Claims()
