@@ -22,8 +22,8 @@ from typing import Any
 
 from referee.errors import UserError, warn
 from referee.game.announce import Announcement
-from referee.game.engine import legal_ranks
 from referee.game.rules import PRESETS, rules_from
+from referee.game.view import view
 from referee.live.events import Stop
 from referee.live.loading import Loading, loaded
 from referee.paths import default_journal
@@ -214,9 +214,8 @@ def _stop_on_sigint(referee: Any) -> Callable[[], bool]:
 
 
 def _print_final(session: Session, as_json: bool) -> None:
-    state = session.state
-    view = state.to_dict(legal_ranks(state) if state.phase != "over" else ())
-    print(json.dumps({"state": view}) if as_json else f"referee: {view['wins']}", flush=True)
+    shown = view(session.state)
+    print(json.dumps({"state": shown}) if as_json else f"referee: {shown['wins']}", flush=True)
 
 
 def _played_printer() -> Callable[[Announcement, float | None, float], None]:

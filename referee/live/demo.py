@@ -261,11 +261,14 @@ def play_demo(out: Path, tts_out: Path | None, backend: str | None, as_json: boo
     referee.run()
     session.close()
     voice.close()
-    from referee.game.engine import legal_ranks
+    from referee.game.view import view
 
-    state = session.state
-    view = state.to_dict(legal_ranks(state) if state.phase != "over" else ())
-    return {"state": view, "said": said, "heard": referee.heard_log, "repeated": table.retries}
+    return {
+        "state": view(session.state),
+        "said": said,
+        "heard": referee.heard_log,
+        "repeated": table.retries,
+    }
 
 
 def run(args: argparse.Namespace) -> int:

@@ -37,6 +37,7 @@ from referee.game import engine
 from referee.game.announce import Announcement
 from referee.game.engine import legal_ranks
 from referee.game.events import Tick as GameTick
+from referee.game.view import view
 from referee.intents import Intent, parse
 from referee.live.calls import NAME_WAIT_MAX_S, NAME_WAIT_S, CallAssembler
 from referee.live.ears import AHEAD_CHUNKS, ECHO_TAIL_S, MAX_OVERRUN_S, Ears
@@ -519,6 +520,5 @@ class LiveReferee:
         if self.window is None:
             return
         state = self.session.state
-        view = state.to_dict(legal_ranks(state) if state.phase != "over" else ())
         frame = getattr(self.camera, "last_frame", None)
-        self.window.show(render(view, frame, self._seen, self._message))
+        self.window.show(render(view(state), frame, self._seen, self._message))
