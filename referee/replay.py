@@ -9,20 +9,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import stat
 import sys
-from datetime import UTC, datetime
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
+from referee import session as sessions
 from referee.errors import UserError
 from referee.game.announce import Announcement
 from referee.game.cards import parse_card
 from referee.game.engine import legal_ranks
-from referee.game.events import Close, event_from_dict
-from referee.game.rules import PRESETS, rules_from
-from referee.paths import default_journal
-from referee.session import Recorder, Session
-from referee.store.journal import JournalError
+from referee.game.events import Close
+from referee.game.rules import PRESETS
+from referee.session import Session
+from referee.store.journal import JournalError, checked_event
+
+#: no transcript line is longer; a longer one (or a device without newlines) is skipped
+MAX_LINE = 1 << 20
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +50,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _emit(data: dict[str, Any]) -> None:
-    print(json.dumps(data, ensure_ascii=False), flush=True)
+    try:
+        print(json.dumps(data, ensure_ascii=False), flush=True)
+    except UnicodeEncodeError:  # a terminal that cannot show a name: escape it
+        print(json.dumps(data), flush=True)
 
 
 def _say(said: list[Announcement]) -> None:
@@ -57,60 +66,69 @@ def _complain(number: int, message: str) -> None:
     _emit({"error": f"line {number}: {message}", "line": number})
 
 
-def _recorder(
-    args: argparse.Namespace, players: tuple[str, ...], rules: dict, key: str
-) -> Recorder | None:
-    """The score recorder for ``--db``; ``key`` (the journal's start) makes a resumed match
-    the same match in the database."""
-    if not args.db:
-        return None
-    from referee.store import open_recorder
-
-    try:
-        return open_recorder(args.db, players, rules, args.scoring, key=key)
-    except ValueError as err:  # an unknown scoring table
-        raise UserError(str(err)) from None
-
-
 def _open_session(args: argparse.Namespace) -> Session:
-    journal = args.journal or default_journal()
-    if args.resume:
-        try:
-            from referee.store.journal import read_journal
-
-            header, _entries, _dropped = read_journal(journal)
-            recorder = _recorder(args, tuple(header["players"]), header["rules"], header["started"])
-            session = Session.resume(journal, recorder)
-        except JournalError as err:
-            raise UserError(str(err)) from None
-        if args.players and [p.strip() for p in args.players.split(",")] != list(session.players):
-            raise UserError(f"the journal is a game of {', '.join(session.players)}, "
-                            f"not {args.players}")  # fmt: skip
-        return session
-    if not args.players:
-        raise UserError("name the players: --players Alice,Ben,Cara")
-    players = [p.strip() for p in args.players.split(",") if p.strip()]
-    try:
-        rules = rules_from(args.rules, args.settings)
-        started = datetime.now(UTC).isoformat(timespec="microseconds")
-        recorder = _recorder(args, tuple(players), rules.to_dict(), started)
-        session = Session.start(players, rules, journal, recorder, source="replay", started=started)
-    except (ValueError, JournalError) as err:
-        raise UserError(str(err)) from None
-    _say(session.opening())
+    """The replay's match (:func:`referee.session.open`); a new one says its opening."""
+    session = sessions.open(
+        args.players, rules=args.rules, settings=args.settings, journal=args.journal,
+        resume=args.resume, db=args.db, scoring=args.scoring, record=bool(args.db),
+        source="replay",
+    )  # fmt: skip
+    if not args.resume:
+        _say(session.opening())
     return session
 
 
-def _open_events(path: str) -> TextIO:
+def _open_events(path: str) -> BinaryIO:
     """The transcript, read line by line as it arrives (a pipe or fifo works too)."""
     if path == "-":
-        return sys.stdin
+        return sys.stdin.buffer
     try:
-        return open(path, encoding="utf-8")  # noqa: SIM115 - closed by run()
+        source = open(path, "rb")  # noqa: SIM115 - closed by run()
     except FileNotFoundError:
         raise UserError(f"no such events file: {path}") from None
     except OSError as err:
         raise UserError(f"cannot read {path}: {err.strerror}") from None
+    mode = os.fstat(source.fileno()).st_mode
+    endless = stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+    if endless and not source.isatty() and not os.path.samefile(path, os.devnull):
+        source.close()
+        raise UserError(f"{path} is a device, not a transcript of heard/saw lines")
+    return source
+
+
+def _lines(source: BinaryIO) -> Iterator[tuple[int, str | None, str]]:
+    """(number, text, why not) of each line: text None when the line is longer than
+    :data:`MAX_LINE` (read no further than its end) or not UTF-8."""
+    number = 0
+    while raw := source.readline(MAX_LINE + 1):
+        number += 1
+        if len(raw) > MAX_LINE:
+            while raw and not raw.endswith(b"\n"):
+                raw = source.readline(MAX_LINE)
+            yield number, None, f"longer than {MAX_LINE} bytes"
+            continue
+        try:
+            yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8"), ""
+        except UnicodeDecodeError as err:
+            yield number, None, f"not UTF-8 text ({err.reason} at byte {err.start})"
+
+
+def _bad_text(item: Any) -> bool:
+    """Whether a parsed line holds a string that is not text (a lone surrogate, \\ud800)."""
+    stack = [item]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend(value)
+            stack.extend(value.values())
+    return False
 
 
 def apply_line(session: Session, number: int, line: str) -> None:
@@ -120,11 +138,19 @@ def apply_line(session: Session, number: int, line: str) -> None:
     except json.JSONDecodeError as err:
         _complain(number, f"not JSON ({err.msg})")
         return
+    except (ValueError, RecursionError):  # 5,000 digits, or nested too deep
+        _complain(number, "not JSON the referee can read (a number too long, or nested too deep)")
+        return
     if not isinstance(item, dict):
         _complain(number, 'expected a JSON object like {"heard": "two aces"}')
         return
+    if _bad_text(item):
+        _complain(number, "not text: it holds a lone surrogate (an escape like \\ud800)")
+        return
     t = item.get("t")
-    if t is not None and (isinstance(t, bool) or not isinstance(t, int | float)):
+    if t is not None and (
+        isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t)
+    ):
         _complain(number, f'"t" must be a number of seconds, not {t!r}')
         return
     if isinstance(item.get("heard"), str):
@@ -138,8 +164,8 @@ def apply_line(session: Session, number: int, line: str) -> None:
         _say(session.see(cards, t))
     elif isinstance(item.get("event"), str):
         try:
-            event = event_from_dict({**item, "t": t} if t is not None else item)
-        except (KeyError, TypeError, ValueError) as err:
+            event = checked_event({**item, "t": t} if t is not None else item)
+        except ValueError as err:
             _complain(number, f"bad event: {err}")
             return
         _say(session.submit(event))
@@ -151,18 +177,18 @@ def run(args: argparse.Namespace) -> int:
     source = _open_events(args.events)
     session = _open_session(args)
     try:
-        for number, line in enumerate(source, 1):
-            if line.strip():
+        for number, line, why in _lines(source):
+            if line is None:
+                _complain(number, why)
+            elif line.strip():
                 apply_line(session, number, line)
         _say(session.submit(Close()))
         state = session.state
         _emit({"state": state.to_dict(legal_ranks(state) if state.phase != "over" else ())})
-    except UnicodeDecodeError as err:
-        raise UserError(f"{args.events} is not UTF-8 text: {err.reason}") from None
     except JournalError as err:
         raise UserError(str(err)) from None
     finally:
         session.close()
-        if source is not sys.stdin:
+        if source is not sys.stdin.buffer:
             source.close()
     return 0

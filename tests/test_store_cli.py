@@ -132,6 +132,18 @@ def test_plot_of_every_table_is_written(db, capsys, tmp_path):
         assert target.stat().st_size > 10_000
 
 
+def test_plot_to_a_folder_is_refused_and_a_bare_name_is_written_as_named(db, capsys, tmp_path):
+    folder = tmp_path / "charts"
+    folder.mkdir()
+    code, out, err = scores(capsys, "--db", str(db), "--plot", str(folder))
+    assert code == 2 and "folder" in err and "Chart written" not in out
+    assert not (tmp_path / "charts.png").exists()
+    bare = tmp_path / "chart"
+    code, out, _ = scores(capsys, "--db", str(db), "--plot", str(bare))
+    assert code == 0 and f"Chart written to {bare}" in out
+    assert bare.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and not (tmp_path / "chart.png").exists()
+
+
 def test_stats_per_match_and_all_time(db, capsys):
     code, out, _ = scores(capsys, "--db", str(db), "--json", "--stats")
     assert code == 0

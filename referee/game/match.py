@@ -1,11 +1,16 @@
 """A match in progress: the fold of its events, with undo.
 
-The history is the state (python-chess's move stack): every accepted event pushes the state
-it produced; ``undo`` pops. Questions ("whose turn?") are answered from the state and change
-nothing.
+The history is the events (python-chess's move stack): every accepted event is pushed;
+``undo`` pops it and the state goes back to what the events before it made. The states are
+not all kept (an evening of 20,000 events would hold 20,000 copies): one in every
+:data:`SNAPSHOT_EVERY`, and undo folds the few events after the nearest one again. The
+engine is a pure fold, so that is exactly the state before. Questions ("whose turn?") are
+answered from the state and change nothing.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from referee.game import engine
 from referee.game.announce import Announcement, cards_phrase, standing_phrase
@@ -15,21 +20,72 @@ from referee.game.state import State
 
 QUERIES = ("repeat", "score", "how_many", "whose_turn")
 
+#: a state is kept after every this many events; undo re-folds at most this many
+SNAPSHOT_EVERY = 64
+
+
+class History:
+    """The states after 0, 1, ... accepted events, as a read-mostly sequence:
+    ``history[i]`` is the state after ``i`` events (folded again from a snapshot unless it is
+    the current one), ``len(history)`` is one more than the number of events, and
+    ``history[-1] = state`` replaces the current state."""
+
+    def __init__(self, match: Match) -> None:
+        self._match = match
+
+    def __len__(self) -> int:
+        return len(self._match.events) + 1
+
+    def __getitem__(self, index: int) -> State:
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("history index out of range")
+        return self._match._state_after(index)
+
+    def __setitem__(self, index: int, state: State) -> None:
+        if index not in (-1, len(self) - 1):
+            raise IndexError("only the current state can be replaced")
+        self._match._set_current(state)
+
+    def __iter__(self) -> Iterator[State]:
+        return (self[i] for i in range(len(self)))
+
 
 class Match:
-    """Players, rules and the stack of states after each accepted event."""
+    """Players, rules, the accepted events and the state they fold into."""
 
     def __init__(self, players: list[str] | tuple[str, ...], rules: Rules) -> None:
         opening = engine.new_match(tuple(players), rules)
         self.rules = rules
-        self.history: list[State] = [opening.state]
         self.events: list[Event] = []
+        self._current = opening.state
+        #: the state after ``i`` events, for every ``i`` a multiple of SNAPSHOT_EVERY
+        self._snapshots: dict[int, State] = {0: opening.state}
+        self.history = History(self)
         self.last_said: list[Announcement] = list(opening.said)
         self.opening_said = list(opening.said)
 
     @property
     def state(self) -> State:
-        return self.history[-1]
+        return self._current
+
+    def _state_after(self, count: int) -> State:
+        return self._current if count == len(self.events) else self._fold(count)
+
+    def _fold(self, count: int) -> State:
+        """The state after the first ``count`` events, from the snapshot at or before it."""
+        base = count - count % SNAPSHOT_EVERY
+        state = self._snapshots[base]
+        for event in self.events[base:count]:
+            state = engine.apply(state, event).state
+        return state
+
+    def _set_current(self, state: State) -> None:
+        self._current = state
+        if len(self.events) % SNAPSHOT_EVERY == 0:
+            self._snapshots[len(self.events)] = state
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -38,17 +94,18 @@ class Match:
     def handle(self, event: Event) -> engine.Outcome:
         outcome = engine.apply(self.state, event)
         if outcome.accepted:
-            self.history.append(outcome.state)
             self.events.append(event)
+            self._set_current(outcome.state)
         if outcome.said:
             self.last_said = list(outcome.said)
         return outcome
 
     def undo(self) -> list[Announcement]:
-        if len(self.history) == 1:
+        if not self.events:
             return [Announcement("Nothing to undo.", "error")]
-        self.history.pop()
+        self._snapshots.pop(len(self.events), None)
         self.events.pop()
+        self._current = self._fold(len(self.events))
         said = [Announcement("Undone.", "undo"), *self.status()]
         self.last_said = said
         return said

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +9,11 @@ from referee.game.cards import RANKS, Card
 from referee.game.record import GameRecord
 from referee.game.rules import Rules
 
+#: fields clone() shares with the original: values never changed in place
+SHARED_FIELDS = frozenset({"players", "rules", "game", "dealer", "phase", "turn", "rank_ref",
+                           "round_rank", "last_count", "caller", "challenged", "passes",
+                           "last_player", "pending_out", "winner", "out_of_play", "clock",
+                           "turn_started", "warned", "last_verdict"})  # fmt: skip
 STAT_KEYS = ("calls_made", "calls_won", "calls_lost", "caught_lying", "wrongly_called",
              "unchallenged_false_cards_seen")  # fmt: skip
 
@@ -66,7 +70,24 @@ class State:
     last_verdict: str | None = None
 
     def clone(self) -> State:
-        return copy.deepcopy(self)
+        """A copy the engine may change without changing this one.
+
+        Its cost does not grow with the evening: the finished games' records (frozen) and the
+        rules are shared, not copied; only what one game holds (hands, pile, counters) is.
+        """
+        new = object.__new__(State)
+        new.__dict__.update(self.__dict__)
+        new.hands = list(self.hands)
+        new.pile = [Play(p.seat, p.count, p.rank, p.cards, p.face_up) for p in self.pile]
+        new.callable = list(self.callable)
+        new.out_order = list(self.out_order)
+        new.wins = list(self.wins)
+        new.seen_out = list(self.seen_out)
+        new.stats = {key: list(counts) for key, counts in self.stats.items()}
+        new.pickups = [list(sizes) for sizes in self.pickups]
+        new.records = list(self.records)
+        new.last_claim = dict(self.last_claim) if self.last_claim is not None else None
+        return new
 
     @property
     def n(self) -> int:

@@ -16,19 +16,16 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from referee.errors import UserError, warn
 from referee.game.announce import Announcement
-from referee.game.rules import PRESETS, rules_from
+from referee.game.rules import PRESETS
 from referee.game.view import view
 from referee.live.events import Stop
 from referee.live.loading import Loading, loaded
-from referee.paths import default_journal
 from referee.session import Session
-from referee.store.journal import JournalError, read_journal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,11 +37,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--scoring", default="wins", help="wins|ranked|first_to:N|penalty|classic_order|trust_me"
     )
     parser.add_argument("--mic", help="microphone: device index or part of its name")
-    parser.add_argument("--camera", type=int, default=0, help="camera index (default 0)")
+    parser.add_argument("--camera", type=camera_index, default=0, help="camera index (default 0)")
     parser.add_argument("--no-camera", action="store_true", help="judge by spoken verdicts only")
     parser.add_argument("--deck", help="a calibrated deck profile name")
     parser.add_argument("--db", help="score database (default: user data dir or REFEREE_DB)")
     parser.add_argument("--resume", action="store_true", help="continue the game in the journal")
+    parser.add_argument("--list", action="store_true",
+                        help="with --resume: list the games it can continue; stop")  # fmt: skip
     parser.add_argument("--journal", type=Path, help="journal file (default: user data dir)")
     parser.add_argument("--backend", help="speech recognizer backend")
     parser.add_argument("--vosk-model", help="a Vosk model folder (for --backend vosk)")
@@ -80,29 +79,52 @@ def _printer(as_json: bool):
     return on_say
 
 
-def open_session(args: argparse.Namespace) -> Session:
-    """A new match, or the one in the journal with ``--resume``."""
-    from referee.store import open_recorder
-
-    journal = args.journal or default_journal()
+def camera_index(text: str) -> int:
+    """``--camera N``: a device index, 0 or more (OpenCV crashes reading camera -1)."""
     try:
-        if args.resume:
-            header, _entries, _dropped = read_journal(journal)
-            scoring = header.get("scoring", args.scoring)
-            recorder = open_recorder(
-                args.db, header["players"], header["rules"], scoring, key=header["started"]
-            )
-            return Session.resume(journal, recorder)
-        if not args.players:
-            raise UserError("name the players: --players Alice,Ben,Cara")
-        players = [p.strip() for p in args.players.split(",") if p.strip()]
-        rules = rules_from(args.rules, args.settings)
-        started = datetime.now(UTC).isoformat(timespec="microseconds")
-        recorder = open_recorder(args.db, players, rules.to_dict(), args.scoring, key=started)
-        return Session.start(players, rules, journal, recorder, started=started,
-                             scoring=args.scoring, source="play")  # fmt: skip
-    except (ValueError, JournalError) as err:
-        raise UserError(str(err)) from None
+        index = int(text)
+    except ValueError:
+        index = -1
+    if index < 0:
+        raise argparse.ArgumentTypeError(f"a camera is a number 0, 1, 2 ..., not {text!r}")
+    return index
+
+
+def open_session(args: argparse.Namespace) -> Session:
+    """A new match, or the one in the journal with ``--resume`` (:func:`referee.session.open`)."""
+    from referee import session as sessions
+
+    return sessions.open(
+        args.players, rules=args.rules, settings=args.settings, journal=args.journal,
+        resume=args.resume, db=args.db, scoring=args.scoring, source="play",
+    )  # fmt: skip
+
+
+def list_saved(args: argparse.Namespace) -> int:
+    """``play --resume --list``: the games a resume can continue, the latest first."""
+    from referee.session import saved
+
+    listed = saved(args.journal)
+    for entry in listed:
+        print(json.dumps(entry.to_dict()) if args.json else entry.describe(), flush=True)
+    if not listed:
+        print("referee: no saved games to resume", file=sys.stderr)
+    return 0
+
+
+def check_tts_out(path: Path | None) -> None:
+    """``--tts-out`` is written when the game ends: refuse now what could not be written then."""
+    import os
+
+    if path is None:
+        return
+    if path.is_dir():
+        raise UserError(f"--tts-out {path} is a folder; give a file, e.g. {path / 'voice.wav'}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UserError(f"--tts-out {path}: there is no folder {folder}")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UserError(f"--tts-out {path}: cannot write there")
 
 
 def make_recognizer(args: argparse.Namespace) -> Any:
@@ -130,7 +152,12 @@ def make_audio(args: argparse.Namespace, on_level: Callable[[str], None] | None 
     from referee.speech.audio import MicSource, WavSource
 
     if args.audio:
-        return paced(WavSource(args.audio)) if args.realtime else WavSource(args.audio)
+        from referee.speech.audio import recording_problems
+
+        source = WavSource(args.audio)
+        for problem in recording_problems(args.audio, source.samples):
+            warn(problem)  # as `listen` does
+        return paced(source) if args.realtime else source
     from referee.speech.audio import list_input_devices, watch_levels
 
     if not list_input_devices():
@@ -160,6 +187,12 @@ def make_eyes(args: argparse.Namespace) -> tuple[Any, Any]:
         camera = ImageFeed.from_folder(args.frames) if args.frames else Webcam(args.camera)
     except CameraError as err:
         raise UserError(str(err)) from None
+    if isinstance(camera, Webcam):  # a missing camera is told now, not at the first reveal
+        try:
+            next(iter(camera.frames()), None)
+        except CameraError as err:
+            warn(f"{err} (Until it works, each called play is judged by a spoken true or "
+                 "lie; --camera N picks another camera.)")  # fmt: skip
     return camera, Loading(lambda: CardReader(deck=args.deck), "reader")
 
 
@@ -247,6 +280,9 @@ def run(args: argparse.Namespace) -> int:
     from referee.live.loop import LiveReferee
     from referee.live.screen import Window
 
+    if args.list:
+        return list_saved(args)
+    check_tts_out(args.tts_out)
     referee: LiveReferee | None = None
 
     def on_level(message: str) -> None:  # the microphone's level: on the screen as well

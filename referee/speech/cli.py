@@ -45,7 +45,7 @@ def _rank(value: str | None) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from referee.errors import UserError, warn
     from referee.speech import profile as mic_profile
-    from referee.speech.audio import MicSource, WavSource, level_problem, watch_levels
+    from referee.speech.audio import MicSource, WavSource, recording_problems, watch_levels
     from referee.speech.recognizer import Recognizer
     from referee.speech.vocab import ListenContext
 
@@ -55,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
     context = ListenContext.for_rank_due(_rank(args.rank_due), players, max_count=args.max_count)
     if args.wav:
         source = WavSource(args.wav)
-        if level_problem(source.samples) == "clipping":
-            warn(f"{args.wav} is clipping (too loud); recognition may suffer.")
+        for problem in recording_problems(args.wav, source.samples):
+            warn(problem)
     else:
         source = watch_levels(MicSource(device=args.device, seconds=args.seconds), warn)
     options = {}

@@ -56,9 +56,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, a chart or CSV target that is a folder (``--plot DIR`` wrote
+    ``DIR.png`` and said it wrote ``DIR``)."""
+    for flag, target, example in (("--plot", args.plot, "scores.png"),
+                                  ("--csv", args.csv, "scores.csv")):  # fmt: skip
+        if target and target != "-" and Path(target).is_dir():
+            raise UserError(f"{flag} {target} is a folder; give a file name, "
+                            f"e.g. {Path(target) / example}")  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
     if args.json and args.csv == "-":
         raise UserError("--json and --csv - both print to stdout; write the CSV to a file")
+    _check_outputs(args)
     path = resolve_db_path(args.db)
     if not path.exists():
         return _nothing_yet(args, f"No score database at {path} yet.")
@@ -342,9 +353,11 @@ def _plot(target: Path, match: MatchInfo, records: list[GameRecord], scoring: Sc
         fig.subplots_adjust(bottom=0.15)
         fig.text(0.01, 0.01, "The +25 hidden-lie bonus counts only lies the referee saw.",
                  fontsize=8, color="dimgray")  # fmt: skip
-    try:
-        fig.savefig(target)
+    try:  # a name without an extension is a PNG of exactly that name (not NAME.png)
+        fig.savefig(target, format=None if target.suffix else "png")
     except OSError as err:
         raise UserError(f"Cannot write the chart {target}: {err.strerror or err}.") from err
+    except ValueError as err:  # an extension matplotlib cannot write
+        raise UserError(f"Cannot write the chart {target}: {err}; use a .png name.") from err
     finally:
         plt.close(fig)

@@ -1,0 +1,5 @@
+import sys
+
+from bench.evening.evening import main
+
+sys.exit(main())
