@@ -1,0 +1,3 @@
+from bench.runtime.run import main
+
+raise SystemExit(main())
