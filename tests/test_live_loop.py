@@ -222,3 +222,18 @@ def test_each_sentence_is_told_when_the_voice_played_it(tmp_path):
     referee.session.close()
     first = referee.said[0][0].text  # type: ignore[attr-defined]
     assert played == [(first, 101.0, 102.5)]
+
+
+def test_the_journal_holds_each_event_before_it_is_announced(tmp_path):
+    referee = referee_for(tmp_path, table((7.0, 500, 0.5), (14.0, 300, 0.5), total=20.0))
+    journal = tmp_path / "journal.jsonl"
+    on_disk: dict[str, str] = {}
+
+    def on_say(announcement, at):
+        on_disk[announcement.kind] = journal.read_text()
+
+    referee.on_say = on_say
+    referee.run()
+    referee.session.close()
+    assert '"event":"claim"' in on_disk["claim"]
+    assert '"event":"call"' in on_disk["call"]
