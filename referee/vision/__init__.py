@@ -1,16 +1,17 @@
 """Seeing the cards: read a reveal from a webcam frame.
 
 Design: a YOLOv8n-pose detector (``models/corners.pt``, trained by this project on
-synthetic scenes only) finds every visible *corner index* (rank glyph + suit pip) and
-classifies its rank (13 ranks + joker; suits are not read, they never matter in Cheat).
-For each index it also predicts the centre of the card the index belongs to;
+synthetic scenes only, run as ``models/corners.onnx`` on onnxruntime: no torch at the
+table) finds every visible *corner index* (rank glyph + suit pip) and classifies its
+rank (13 ranks + joker; suits are not read, they never matter in Cheat). For each index
+it also predicts the centre of the card the index belongs to;
 :func:`referee.vision.group.group_corners` then joins the indices of one physical card
 (2 or 4 per card) so two queens side by side, fanned or overlapping stay two cards.
 
 API for the live referee::
 
     from referee.vision import CardReader
-    reader = CardReader()                      # models/corners.pt, no network, 2 threads
+    reader = CardReader()                      # models/*.onnx, no network, 2 threads
     reader = CardReader(deck="kitchen")        # + a profile from `referee calibrate deck`
     reveal = reader.read(frame_bgr)            # one frame
     reveal.cards   # [SeenCard(rank="Q", suit=None, confidence=0.91, box=(x1, y1, x2, y2))]
@@ -32,7 +33,8 @@ vote over whole frames, remains).
 Building the detector (see ``models/MODEL_CARD.md``): :mod:`referee.vision.faces` renders
 card faces from Debian's SVG decks and an own renderer, :mod:`referee.vision.synth`
 composes labelled scenes, :mod:`referee.vision.train` trains with ultralytics offline
-(:mod:`referee.vision.ultra`).
+(:mod:`referee.vision.ultra`), :mod:`referee.vision.export` exports to ONNX (the ``[train]``
+extra); :mod:`referee.vision.detector` runs the export (letterbox, NMS, keypoints).
 """
 
 from referee.vision.reader import UNREADABLE, CardReader, Reveal, SeenCard, StableVoter

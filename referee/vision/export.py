@@ -18,6 +18,7 @@ import json
 import shutil
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from referee.paths import MODELS_DIR
@@ -78,16 +79,9 @@ def export_ranks(pt: Path, out: Path | None = None) -> Path:
 
     dummy = torch.zeros(2, 1, ranker.patch, ranker.patch)
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(
-        Both().eval(),
-        (dummy,),
-        str(out),
-        input_names=["patches"],
-        output_names=["probs", "features"],
-        dynamic_axes={"patches": {0: "n"}, "probs": {0: "n"}, "features": {0: "n"}},
-        opset_version=17,
-        dynamo=False,
-    )
+    with warnings.catch_warnings():  # the TorchScript exporter is "legacy" but needs no onnxscript
+        warnings.simplefilter("ignore", DeprecationWarning)
+        _export(torch, Both().eval(), dummy, out)
     m = onnx.load(str(out))
     meta = {
         "classes": json.dumps(list(ranker.classes)),
@@ -100,6 +94,19 @@ def export_ranks(pt: Path, out: Path | None = None) -> Path:
         p.key, p.value = k, v
     onnx.save(m, str(out))
     return out
+
+
+def _export(torch, module, dummy, out: Path) -> None:
+    torch.onnx.export(
+        module,
+        (dummy,),
+        str(out),
+        input_names=["patches"],
+        output_names=["probs", "features"],
+        dynamic_axes={"patches": {0: "n"}, "probs": {0: "n"}, "features": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
