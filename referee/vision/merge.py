@@ -126,8 +126,8 @@ def merge_reads(
     least ``support`` frames show at once (fewer frames than that: the largest seen). The
     cards are those of the surest frame showing that many (the anchor); each is followed
     through every frame by position (nearest first, within ``link`` card sizes, after
-    taking out the median move of the whole picture relative to the anchor), and its rank
-    is the vote of all the frames that saw it.
+    taking out the whole picture's move relative to the anchor, :func:`_shift`), and its
+    rank is the vote of all the frames that saw it.
     """
     counts = [len(r) for r in reads]
     if not any(counts):
