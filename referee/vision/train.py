@@ -44,6 +44,7 @@ def train(
     resume: bool = False,
     out: Path | None = None,
     init: Path | None = None,
+    lr0: float = 0.004,
 ) -> Path:
     """Train and return the path of the best weights (copied to ``out`` when given)."""
     ul = ultralytics()
@@ -91,7 +92,7 @@ def train(
     if hours:
         kwargs["time"] = hours
     if init is not None:
-        kwargs.update(warmup_epochs=0.3, lr0=0.004, optimizer="SGD", close_mosaic=1)
+        kwargs.update(warmup_epochs=0.3, lr0=lr0, optimizer="SGD", close_mosaic=1)
     if resume:
         model.train(resume=True)
     else:
@@ -121,10 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--out", type=Path, default=None, help="copy the best weights here")
     ap.add_argument("--init", type=Path, default=None, help="start from these weights")
+    ap.add_argument("--lr0", type=float, default=0.004, help="learning rate of a fine-tune")
     a = ap.parse_args(argv)
     best = train(
         a.data, imgsz=a.imgsz, epochs=a.epochs, hours=a.hours, batch=a.batch, device=a.device,
         workers=a.workers, project=a.project, name=a.name, resume=a.resume, out=a.out, init=a.init,
+        lr0=a.lr0,
     )  # fmt: skip
     print(best)
     return 0
