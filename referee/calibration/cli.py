@@ -1,7 +1,7 @@
-"""``referee calibrate deck|mic|camera``: one subcommand per thing to calibrate.
+"""``referee calibrate deck|mic|camera|voices``: one subcommand per thing to calibrate.
 
-The work lives beside this file (``deck.py``, ``camera.py``, ``mic.py``), each exposing
-``add_<what>_arguments(parser)`` and ``run_<what>(args)``; only the one asked for is
+The work lives beside this file (``deck.py``, ``camera.py``, ``mic.py``, ``voices.py``), each
+exposing ``add_<what>_arguments(parser)`` and ``run_<what>(args)``; only the one asked for is
 imported, so calibrating the microphone never loads the card detector.
 """
 
@@ -14,6 +14,7 @@ TARGETS = {
     "deck": "show the table's own deck so the card reader adapts to it",
     "mic": "measure the room's noise and the players' voices",
     "camera": "check framing, focus, exposure and card size",
+    "voices": "learn each player's voice, so a bare call has a caller",
 }
 
 

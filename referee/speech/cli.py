@@ -2,6 +2,10 @@
 
 referee listen --wav table.wav --players Alice,Ben,Cara --rank-due 7
 {"start": 0.52, "end": 1.14, "text": "two sevens", "intent": {"type": "claim", ...}}
+
+With ``--voices NAME`` (a profile from ``referee calibrate voices``) every object also says
+who spoke: ``"speaker": "Ben"`` (or null when the voice is not surely one player's) and
+``"speaker_score"``.
 """
 
 from __future__ import annotations
@@ -28,6 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--partials", action="store_true", help="also print calls recognized early (partial)"
     )
+    parser.add_argument(
+        "--voices", metavar="NAME",
+        help="a voice profile (calibrate voices): each utterance says its \"speaker\"",
+    )  # fmt: skip
 
 
 def _rank(value: str | None) -> str | None:
@@ -64,6 +72,15 @@ def run(args: argparse.Namespace) -> int:
         options["model_dir"] = args.vosk_model
     elif args.vosk_model:
         raise UserError("--vosk-model only applies with --backend vosk.")
+    voices = None
+    if args.voices:
+        from referee.speech.speakers import AudioTap, SpeakerProfile, VoiceProfileError
+
+        try:
+            voices = SpeakerProfile.load(args.voices)
+        except VoiceProfileError as err:
+            raise UserError(str(err)) from None
+        source = AudioTap(source)
     recognizer = Recognizer(
         backend_name=args.backend,
         context=context,
@@ -74,5 +91,9 @@ def run(args: argparse.Namespace) -> int:
     for heard in recognizer.utterances(source):
         if heard.utterance.partial and not args.partials:
             continue
+        if voices is not None:
+            from referee.speech.speakers import with_speaker
+
+            heard = with_speaker(heard, voices, source)
         print(json.dumps(heard.to_dict()), flush=True)
     return 0

@@ -41,6 +41,11 @@ class Heard:
     decided_at: float | None = None
     #: read by forcing the words onto the vocabulary (see :class:`Hypothesis`)
     guessed: bool = False
+    #: the enrolled player whose voice it is (None: unsure, or no voice profile in use)
+    speaker: str | None = None
+    #: how like that voice it was (cosine similarity); set whenever a voice profile was
+    #: asked, so ``to_dict`` then says ``"speaker"`` even when it is None
+    speaker_score: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The ``referee listen`` JSON object."""
@@ -55,6 +60,9 @@ class Heard:
             data["confidence"] = round(u.confidence, 3)
         if u.partial:
             data["partial"] = True
+        if self.speaker_score is not None:
+            data["speaker"] = self.speaker
+            data["speaker_score"] = round(self.speaker_score, 3)
         return data
 
 

@@ -1,0 +1,553 @@
+"""Who said it: each enrolled player's voiceprint, and the voice of an utterance matched to it.
+
+The voiceprint is resemblyzer's speaker embedding (a 3-layer LSTM on 40-band mel spectra,
+exported to ``models/voice_encoder.onnx`` by ``models/voice_encoder_export.py``), run with
+onnxruntime: no torch at the table. The features are made here in numpy as resemblyzer makes
+them (librosa's mel power spectrogram, 25 ms windows every 10 ms; 1.6 s partials, 1.3 a
+second, averaged), except that resemblyzer's webrtcvad trimming is replaced by
+:func:`voiced_core`, which keeps only the loud frames of the words: the recognizer's
+segments reach 0.35-0.4 s before and after the words under babble, and the babble in them
+is someone else's voice.
+
+A :class:`SpeakerProfile` (``referee calibrate voices``) holds each player's voiceprint (the
+normed mean of their samples' embeddings) and their samples. :meth:`SpeakerProfile.identify`
+names the player whose voiceprint is nearest, when it is near enough (``threshold``) and
+clearly nearer than the runner-up's (``margin``); otherwise None: ask "Who called?".
+
+    profile = SpeakerProfile.load("default")
+    name, score = profile.identify(samples)          # ("Ben", 0.91) or (None, 0.62)
+    tap = AudioTap(source)                           # the live path
+    for heard in attach(recognizer.utterances(tap), profile, tap):
+        heard.speaker, heard.speaker_score
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from referee.paths import MODELS_DIR
+from referee.speech.audio import Chunk, read_wav, resample, write_wav
+from referee.speech.types import SAMPLE_RATE, Heard
+
+PROFILE_VERSION = 1
+ENV_VAR = "REFEREE_VOICES_DIR"
+MODEL = MODELS_DIR / "voice_encoder.onnx"
+
+# resemblyzer's hyperparameters (resemblyzer/hparams.py)
+N_FFT = 400  # 25 ms
+HOP = 160  # 10 ms
+N_MELS = 40
+PARTIAL_FRAMES = 160  # 1.6 s
+PARTIAL_RATE = 1.3  # partials a second
+MIN_COVERAGE = 0.75
+TARGET_DBFS = -30.0
+
+#: a frame is voiced when within this many dB of the utterance's loudest 20 ms
+CORE_DROP_DB = 12.0
+CORE_FRAME = 320
+#: below this much voiced audio the whole stretch is used (too little to trim)
+CORE_MIN_S = 0.25
+
+#: defaults for identify(), chosen on synthetic players (bench/speech/voices.md)
+THRESHOLD = 0.16
+MARGIN = 0.13
+
+
+class VoiceProfileError(Exception):
+    """A voice profile that cannot be used (missing, damaged, newer version)."""
+
+
+# ------------------------------------------------------------------ features
+
+
+def _hz_to_mel(f: np.ndarray) -> np.ndarray:
+    """Slaney's mel scale (librosa's default, htk=False): linear below 1 kHz, log above."""
+    f = np.asarray(f, np.float64)
+    mel = f / (200.0 / 3)
+    log = f >= 1000.0
+    return np.where(log, 15.0 + np.log(np.maximum(f, 1e-9) / 1000.0) / (np.log(6.4) / 27), mel)
+
+
+def _mel_to_hz(m: np.ndarray) -> np.ndarray:
+    m = np.asarray(m, np.float64)
+    hz = m * (200.0 / 3)
+    return np.where(m >= 15.0, 1000.0 * np.exp((np.log(6.4) / 27) * (m - 15.0)), hz)
+
+
+@lru_cache(maxsize=1)
+def mel_filters() -> np.ndarray:
+    """librosa.filters.mel(sr=16000, n_fft=400, n_mels=40): (40, 201), Slaney-normed."""
+    fft_freqs = np.linspace(0, SAMPLE_RATE / 2, 1 + N_FFT // 2)
+    mel_f = _mel_to_hz(np.linspace(_hz_to_mel(0.0), _hz_to_mel(SAMPLE_RATE / 2), N_MELS + 2))
+    fdiff = np.diff(mel_f)
+    ramps = mel_f[:, None] - fft_freqs[None, :]
+    lower = -ramps[:-2] / fdiff[:-1, None]
+    upper = ramps[2:] / fdiff[1:, None]
+    weights = np.maximum(0, np.minimum(lower, upper))
+    weights *= (2.0 / (mel_f[2 : N_MELS + 2] - mel_f[:N_MELS]))[:, None]
+    return weights
+
+
+def mel_spectrogram(wav: np.ndarray) -> np.ndarray:
+    """(frames, 40) mel power spectrum, as resemblyzer's ``wav_to_mel_spectrogram`` (librosa:
+    centred frames, zero padding, periodic Hann window, power 2)."""
+    x = np.pad(wav.astype(np.float64), N_FFT // 2)
+    count = 1 + (len(x) - N_FFT) // HOP
+    idx = np.arange(N_FFT)[None, :] + HOP * np.arange(count)[:, None]
+    window = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(N_FFT) / N_FFT)
+    power = np.abs(np.fft.rfft(x[idx] * window, axis=1)) ** 2
+    return (power @ mel_filters().T).astype(np.float32)
+
+
+def normalize_volume(wav: np.ndarray, target_dbfs: float = TARGET_DBFS) -> np.ndarray:
+    """Raise (never lower) the level to ``target_dbfs`` RMS, as resemblyzer does."""
+    rms = float(np.sqrt(np.mean(np.square(wav, dtype=np.float64)))) if len(wav) else 0.0
+    if rms <= 0:
+        return wav
+    change = target_dbfs - 20 * np.log10(rms)
+    return wav if change < 0 else (wav * 10 ** (change / 20)).astype(np.float32)
+
+
+def partial_slices(n_samples: int) -> list[slice]:
+    """The mel-frame slices of resemblyzer's partial utterances (``compute_partial_slices``)."""
+    n_frames = int(np.ceil((n_samples + 1) / HOP))
+    step = int(np.round((SAMPLE_RATE / PARTIAL_RATE) / HOP))
+    steps = max(1, n_frames - PARTIAL_FRAMES + step + 1)
+    slices = [slice(i, i + PARTIAL_FRAMES) for i in range(0, steps, step)]
+    last = slices[-1]
+    coverage = (n_samples - last.start * HOP) / ((last.stop - last.start) * HOP)
+    if coverage < MIN_COVERAGE and len(slices) > 1:
+        slices = slices[:-1]
+    return slices
+
+
+def voiced_core(samples: np.ndarray, drop_db: float = CORE_DROP_DB) -> np.ndarray:
+    """The loud 20 ms frames of an utterance (within ``drop_db`` of its loudest, one frame
+    either side kept), joined: the talker nearest the microphone, not the room around them.
+    Too little of it (under ``CORE_MIN_S``) and the whole stretch is returned."""
+    n = len(samples) // CORE_FRAME
+    if n == 0:
+        return samples
+    frames = samples[: n * CORE_FRAME].reshape(n, CORE_FRAME).astype(np.float64)
+    db = 10 * np.log10(np.mean(frames**2, axis=1) + 1e-12)
+    loud = db >= db.max() - drop_db
+    keep = loud | np.r_[loud[1:], False] | np.r_[False, loud[:-1]]
+    if keep.sum() * CORE_FRAME < CORE_MIN_S * SAMPLE_RATE:
+        return samples
+    return frames[keep].ravel().astype(np.float32)
+
+
+# ------------------------------------------------------------------ the encoder
+
+
+class VoiceEncoder:
+    """resemblyzer's encoder under onnxruntime (one thread: the recognizer has the other)."""
+
+    def __init__(self, model: Path = MODEL, threads: int = 1):
+        import onnxruntime as ort
+
+        if not Path(model).is_file():
+            raise VoiceProfileError(f"the voice encoder {model} is missing; reinstall the referee")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+    def partials(self, mels: np.ndarray) -> np.ndarray:
+        """(n, 256) embeddings of a (n, 160, 40) batch of partials."""
+        out = []
+        for m in mels:  # one at a time: the graph's LSTM state is sized for batch 1 or 2
+            out.append(self.session.run(None, {"mels": m[None].astype(np.float32)})[0][0])
+        return np.stack(out)
+
+    def embed(self, wav: np.ndarray, *, normalize: bool = True) -> np.ndarray:
+        """The unit embedding of one utterance (16 kHz mono), as resemblyzer's
+        ``embed_utterance`` of the same (volume-normalized) samples."""
+        wav = normalize_volume(wav) if normalize else wav
+        slices = partial_slices(len(wav))
+        need = slices[-1].stop * HOP
+        if need >= len(wav):
+            wav = np.pad(wav, (0, need - len(wav)))
+        mel = mel_spectrogram(wav)
+        raw = self.partials(np.stack([mel[s] for s in slices])).mean(axis=0)
+        return (raw / max(float(np.linalg.norm(raw)), 1e-9)).astype(np.float32)
+
+
+@lru_cache(maxsize=1)
+def encoder() -> VoiceEncoder:
+    return VoiceEncoder()
+
+
+def embed(samples: np.ndarray, rate: int = SAMPLE_RATE, *, core: bool = True) -> np.ndarray:
+    """The voice of ``samples`` (the voiced core only, unless ``core`` is False)."""
+    wav = resample(np.asarray(samples, np.float32), rate) if rate != SAMPLE_RATE else samples
+    wav = np.asarray(wav, np.float32)
+    return encoder().embed(voiced_core(wav) if core else wav)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return (v / max(float(np.linalg.norm(v)), 1e-9)).astype(np.float32)
+
+
+def table_scores(prints: np.ndarray, voice: np.ndarray) -> np.ndarray:
+    """Cosine of ``voice`` to each voiceprint once what the table's voices share (their
+    mean) is taken from both: every voice is far from the embedding's origin (two players
+    are often 0.9 alike), so the raw cosines differ in the second decimal; centred, the
+    right player stands out by 0.2 (bench/speech/voices.md). With two players this is the
+    side of the line between their voiceprints."""
+    centre = prints.mean(axis=0)
+    rows = prints - centre
+    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+    return rows @ _unit(voice - centre)
+
+
+# ------------------------------------------------------------------ the profile
+
+
+@dataclass
+class Player:
+    """One enrolled player: their voiceprint and what they said to make it."""
+
+    name: str
+    voiceprint: np.ndarray
+    samples: list[np.ndarray] = field(default_factory=list)
+    embeddings: list[np.ndarray] = field(default_factory=list)
+
+
+@dataclass
+class SpeakerProfile:
+    """The table's voices: ``identify`` names who spoke, or None when unsure."""
+
+    name: str
+    players: list[Player]
+    threshold: float = THRESHOLD
+    margin: float = MARGIN
+    created: str = ""
+    source: str = ""
+    version: int = PROFILE_VERSION
+
+    @classmethod
+    def enroll(cls, name: str, samples: dict[str, list[np.ndarray]], source: str = ""):
+        """A profile from each player's recordings (16 kHz mono), in seat order."""
+        players = []
+        for player, clips in samples.items():
+            embs = [embed(c) for c in clips]
+            players.append(Player(player, _unit(np.mean(embs, axis=0)), list(clips), embs))
+        return cls(name, players, source=source, created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.players]
+
+    def similarities(self, voice: np.ndarray) -> np.ndarray:
+        """How like each player's voiceprint (in seat order) a unit embedding is: see
+        :func:`table_scores`."""
+        return table_scores(np.stack([p.voiceprint for p in self.players]), voice)
+
+    def decide(self, sims: np.ndarray) -> tuple[str | None, float]:
+        """(player, score) from the similarities: None when the best is under ``threshold``
+        or within ``margin`` of the runner-up."""
+        if len(sims) == 0:
+            return None, 0.0
+        order = np.argsort(-sims)
+        best = float(sims[order[0]])
+        second = float(sims[order[1]]) if len(sims) > 1 else -1.0
+        if best < self.threshold or best - second < self.margin:
+            return None, best
+        return self.players[order[0]].name, best
+
+    def identify(self, samples: np.ndarray, rate: int = SAMPLE_RATE) -> tuple[str | None, float]:
+        """Who said ``samples``: (name, similarity), or (None, best similarity) when unsure."""
+        if len(samples) < 0.1 * rate or not self.players:
+            return None, 0.0
+        return self.decide(self.similarities(embed(samples, rate)))
+
+    def confusions(self) -> list[tuple[str, str, float]]:
+        """Pairs of players the profile may not tell apart: (a, b, similarity of their
+        voiceprints), where a sample of one, matched against the others' voiceprints and a
+        voiceprint of their own remaining samples, is nearer another player's, or the two
+        voiceprints are nearer than either player's own samples are to their voiceprint
+        (:meth:`pairwise`)."""
+        out: dict[tuple[str, str], float] = {}
+        if len(self.players) < 2:
+            return []
+        prints = np.stack([p.voiceprint for p in self.players])
+        pair_sims, within = self.pairwise()
+        for i, p in enumerate(self.players):
+            for j, e in enumerate(p.embeddings):
+                others = [x for k, x in enumerate(p.embeddings) if k != j]
+                if not others:
+                    continue
+                own = prints.copy()
+                own[i] = _unit(np.mean(others, axis=0))
+                sims = table_scores(own, e)
+                k = int(np.argmax(sims))
+                if k != i:
+                    a, b = sorted((p.name, self.players[k].name))
+                    out[(a, b)] = float(pair_sims[i, k])
+        for i, p in enumerate(self.players):
+            for k in range(i + 1, len(self.players)):
+                if pair_sims[i, k] >= min(within[i], within[k]):
+                    out[tuple(sorted((p.name, self.players[k].name)))] = float(pair_sims[i, k])
+        return sorted(((a, b, s) for (a, b), s in out.items()), key=lambda t: -t[2])
+
+    def pairwise(self) -> tuple[np.ndarray, list[float]]:
+        """(similarity of each voiceprint to each other, each player's least similarity to
+        their own samples), both as :func:`table_scores` compares (what the table's voices
+        share taken away)."""
+        prints = np.stack([p.voiceprint for p in self.players])
+        centre = prints.mean(axis=0)
+        rows = np.stack([_unit(v - centre) for v in prints])
+        within = [min((float(rows[i] @ _unit(e - centre)) for e in p.embeddings), default=1.0)
+                  for i, p in enumerate(self.players)]  # fmt: skip
+        return rows @ rows.T, within
+
+    # ---------------------------------------------------------------- files
+    def save(self, folder: Path) -> Path:
+        """``folder/profile.json`` and ``folder/samples/<Player>-<N>.wav``."""
+        folder = Path(folder)
+        (folder / "samples").mkdir(parents=True, exist_ok=True)
+        for old in (folder / "samples").glob("*.wav"):
+            old.unlink()
+        players = []
+        for p in self.players:
+            files = []
+            for n, clip in enumerate(p.samples, 1):
+                rel = f"samples/{p.name}-{n}.wav"
+                write_wav(folder / rel, clip)
+                files.append(rel)
+            players.append({"name": p.name, "voiceprint": [round(float(v), 6) for v in
+                            p.voiceprint], "samples": files})  # fmt: skip
+        data = {
+            "version": self.version,
+            "kind": "referee voice profile",
+            "name": self.name,
+            "created": self.created or time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "source": self.source,
+            "method": "resemblyzer speaker embedding (models/voice_encoder.onnx) of each "
+            "sample's voiced core; voiceprint = normed mean; cosine similarity",
+            "threshold": self.threshold,
+            "margin": self.margin,
+            "players": players,
+        }
+        path = folder / "profile.json"
+        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, name_or_path: str | Path) -> SpeakerProfile:
+        """A saved profile by name (in :func:`profiles_dir`), folder or ``profile.json``."""
+        path = profile_path(name_or_path)
+        if not path.is_file():
+            raise VoiceProfileError(
+                f"no voice profile {str(name_or_path)!r} ({path}); make one with "
+                "`referee calibrate voices --players A,B,C`"
+            )
+        try:
+            data = json.loads(path.read_text())
+            version = int(data.get("version", 0))
+            if version > PROFILE_VERSION:
+                raise VoiceProfileError(
+                    f"voice profile {path} is version {version}, newer than this referee "
+                    f"understands ({PROFILE_VERSION}); recalibrate"
+                )
+            players = []
+            for entry in data["players"]:
+                clips = [read_wav(path.parent / rel, check=False) for rel in entry["samples"]]
+                vp = _unit(np.asarray(entry["voiceprint"], np.float32))
+                if vp.shape != (256,):
+                    raise ValueError(f"voiceprint of {entry['name']} has shape {vp.shape}")
+                players.append(Player(str(entry["name"]), vp, clips))
+            profile = cls(
+                str(data.get("name", path.parent.name)),
+                players,
+                threshold=float(data.get("threshold", THRESHOLD)),
+                margin=float(data.get("margin", MARGIN)),
+                created=str(data.get("created", "")),
+                source=str(data.get("source", "")),
+                version=version,
+            )
+        except VoiceProfileError:
+            raise
+        except Exception as err:  # a damaged file of any kind: say so, lose nothing
+            raise VoiceProfileError(
+                f"voice profile {path} is damaged ({err}); recalibrate"
+            ) from err
+        return profile
+
+    def with_embeddings(self) -> SpeakerProfile:
+        """The profile with each sample's embedding computed (for :meth:`confusions`)."""
+        for p in self.players:
+            if len(p.embeddings) != len(p.samples):
+                p.embeddings = [embed(c) for c in p.samples]
+        return self
+
+
+def profiles_dir() -> Path:
+    """``$REFEREE_VOICES_DIR``, else ``calibration/voices`` in the referee's data folder."""
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    from referee.paths import data_dir
+
+    return data_dir() / "calibration" / "voices"
+
+
+def valid_name(name: str) -> bool:
+    return bool(re.fullmatch(r"[\w.-]+", name))
+
+
+def profile_path(name_or_path: str | Path) -> Path:
+    p = Path(name_or_path)
+    if p.suffix == ".json":
+        return p
+    if p.is_dir() or "/" in str(name_or_path):
+        return p / "profile.json"
+    return profiles_dir() / str(name_or_path) / "profile.json"
+
+
+# ------------------------------------------------------------------ the live path
+
+
+class AudioTap:
+    """A chunk source passed through unchanged, keeping its last ``keep_s`` seconds so the
+    voice of an utterance can be looked at once the recognizer has heard it."""
+
+    def __init__(self, source: Iterable[Chunk] = (), keep_s: float = 30.0):
+        self.source = source
+        self._chunks: deque[Chunk] = deque()
+        self._keep = keep_s
+
+    def __iter__(self) -> Iterator[Chunk]:
+        for chunk in self.source:
+            self.remember(chunk)
+            yield chunk
+
+    def remember(self, chunk: Chunk) -> None:
+        """Keep ``chunk`` (the oldest beyond ``keep_s`` are let go)."""
+        self._chunks.append(chunk)
+        while self._chunks and self._chunks[0].end < chunk.end - self._keep:
+            self._chunks.popleft()
+
+    def clear(self) -> None:
+        self._chunks.clear()
+
+    def __getattr__(self, name: str):  # the source's own attributes (a mic's level, ...)
+        return getattr(self.source, name)
+
+    def samples(self, start: float, end: float) -> np.ndarray:
+        """The audio from ``start`` to ``end`` seconds (as much of it as is kept)."""
+        parts = []
+        for c in self._chunks:
+            if c.end <= start or c.start >= end:
+                continue
+            a = max(0, int(round((start - c.start) * SAMPLE_RATE)))
+            b = min(len(c.samples), int(round((end - c.start) * SAMPLE_RATE)))
+            parts.append(c.samples[a:b])
+        return np.concatenate(parts) if parts else np.zeros(0, np.float32)
+
+
+def with_speaker(heard: Heard, profile: SpeakerProfile, tap: AudioTap) -> Heard:
+    """``heard`` with the enrolled player whose voice it is (None when unsure)."""
+    u = heard.utterance
+    name, score = profile.identify(tap.samples(u.start, u.end))
+    return replace(heard, speaker=name, speaker_score=round(score, 3))
+
+
+def attach(heard: Iterable[Heard], profile: SpeakerProfile, tap: AudioTap) -> Iterator[Heard]:
+    """Each ``Heard`` with its speaker (see :func:`with_speaker`)."""
+    for h in heard:
+        yield with_speaker(h, profile, tap)
+
+
+def load_samples(folder: Path, players: list[str]) -> tuple[dict[str, list[np.ndarray]], list]:
+    """``folder/<Player>-<N>.wav`` for each player: ({player: [16 kHz mono]}, problems).
+
+    Raises :class:`VoiceProfileError` naming every player with no recording."""
+    from referee.errors import UserError
+
+    found: dict[str, list[np.ndarray]] = {}
+    problems: list[str] = []
+    missing = []
+    for player in players:
+        pattern = re.compile(rf"{re.escape(player)}-(\d+)\.wav", re.IGNORECASE)
+        files = sorted(
+            (p for p in Path(folder).iterdir() if pattern.fullmatch(p.name)),
+            key=lambda p: int(pattern.fullmatch(p.name).group(1)),
+        )
+        clips = []
+        for f in files:
+            try:
+                clip = read_wav(f, check=False)
+            except UserError as err:
+                problems.append(str(err))
+                continue
+            if len(clip) < 0.3 * SAMPLE_RATE or float(np.abs(clip).max(initial=0)) < 1e-3:
+                problems.append(f"{f} is too short or silent; skipped")
+                continue
+            clips.append(clip)
+        if clips:
+            found[player] = clips
+        else:
+            missing.append(player)
+    if missing:
+        raise VoiceProfileError(
+            "no usable recording for "
+            + ", ".join(missing)
+            + f" in {folder} (expected "
+            + ", ".join(f"{p}-1.wav" for p in missing)
+            + ")"
+            + ("; " + "; ".join(problems) if problems else "")
+        )
+    return found, problems
+
+
+class VoicedRecognizer:
+    """A recognizer whose every :class:`Heard` says its speaker: the live referee's push
+    interface (``start``, ``feed(chunk)``, ``finish``) and ``utterances(source)`` wrapped,
+    everything else (``set_context``, ``mute``, ``hearing``...) passed through.
+
+        recognizer = VoicedRecognizer(make_recognizer(), SpeakerProfile.load("default"))
+    """
+
+    def __init__(self, recognizer, profile: SpeakerProfile, keep_s: float = 30.0):
+        self.recognizer = recognizer
+        self.profile = profile
+        self.tap = AudioTap(keep_s=keep_s)
+
+    def __getattr__(self, name: str):
+        return getattr(self.recognizer, name)
+
+    def start(self) -> None:
+        self.tap.clear()
+        self.recognizer.start()
+
+    def feed(self, chunk: Chunk) -> list[Heard]:
+        self.tap.remember(chunk)
+        return [self._voiced(h) for h in self.recognizer.feed(chunk)]
+
+    def finish(self) -> list[Heard]:
+        return [self._voiced(h) for h in self.recognizer.finish()]
+
+    def _voiced(self, heard: Heard) -> Heard:
+        """``heard`` with its speaker; an early reading's final over the same audio (the
+        usual case) reuses its answer."""
+        key = (heard.utterance.start, heard.utterance.end)
+        if getattr(self, "_last", (None,))[0] != key:
+            self._last = (key, with_speaker(heard, self.profile, self.tap))
+        found = self._last[1]
+        return replace(heard, speaker=found.speaker, speaker_score=found.speaker_score)
+
+    def utterances(self, source: Iterable[Chunk]) -> Iterator[Heard]:
+        tap = AudioTap(source, self.tap._keep)
+        return attach(self.recognizer.utterances(tap), self.profile, tap)

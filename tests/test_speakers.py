@@ -1,0 +1,322 @@
+"""Who spoke: the voice encoder under onnxruntime, voice profiles, ``calibrate voices`` and
+``listen --voices``."""
+
+from __future__ import annotations
+
+import json
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee.cli import main
+from referee.intents import Intent
+from referee.speech import speakers
+from referee.speech.audio import ArraySource, write_wav
+from referee.speech.synth import espeak_available, synthesize
+from referee.speech.types import SAMPLE_RATE, Heard, Utterance
+
+needs_espeak = pytest.mark.skipif(not espeak_available(), reason="espeak-ng not installed")
+
+#: three players whose synthetic voices differ plainly (voice variant and pitch)
+VOICES = {"Alice": ("en-us+f3", 75), "Ben": ("en-gb+m3", 30), "Cara": ("en-us+Andy", 60)}
+
+
+def say(player: str, text: str, speed: int = 160) -> np.ndarray:
+    voice, pitch = VOICES[player]
+    s = synthesize(text, voice=voice, pitch=pitch, speed=speed)
+    return (s * (0.1 / np.sqrt(np.mean(s**2)))).astype(np.float32)
+
+
+def quiet(seconds: float) -> np.ndarray:
+    return np.zeros(int(seconds * SAMPLE_RATE), np.float32)
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory) -> Path:
+    """DIR/<Player>-<N>.wav: each player's name, "cheat" and a claim, at 44.1 kHz stereo
+    for one of them (any rate and channels stand in for the microphone)."""
+    if not espeak_available():
+        pytest.skip("espeak-ng not installed")
+    folder = tmp_path_factory.mktemp("voices")
+    for player in VOICES:
+        for n, text in enumerate((player, "cheat", "two aces"), 1):
+            audio = np.concatenate([quiet(0.3), say(player, text, 150 + 20 * n), quiet(0.3)])
+            path = folder / f"{player}-{n}.wav"
+            if player == "Ben":
+                _write_stereo_44k(path, audio)
+            else:
+                write_wav(path, audio)
+    return folder
+
+
+def _write_stereo_44k(path: Path, audio: np.ndarray) -> None:
+    from referee.speech.audio import resample
+
+    up = resample(audio, SAMPLE_RATE, 44100)
+    pcm = (np.clip(np.stack([up, up], axis=1), -1, 1) * 32767).astype("<i2")
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(44100)
+        w.writeframes(pcm.tobytes())
+
+
+@pytest.fixture(scope="module")
+def profile(recordings) -> speakers.SpeakerProfile:
+    samples, problems = speakers.load_samples(recordings, list(VOICES))
+    assert problems == []
+    return speakers.SpeakerProfile.enroll("table", samples)
+
+
+# ------------------------------------------------------------------ features and encoder
+
+
+def test_mel_features_match_librosa():
+    librosa = pytest.importorskip("librosa", reason="librosa not installed (pip install .[train])")
+    rng = np.random.default_rng(0)
+    wav = (rng.normal(0, 0.05, 12_345) * np.sin(np.arange(12_345) / 50)).astype(np.float32)
+    ref = librosa.feature.melspectrogram(y=wav, sr=16000, n_fft=400, hop_length=160, n_mels=40)
+    ours = speakers.mel_spectrogram(wav)
+    assert ours.shape == ref.T.shape
+    np.testing.assert_allclose(ours, ref.T, rtol=1e-3, atol=1e-6 * float(ref.max()))
+
+
+@needs_espeak
+def test_onnx_encoder_matches_resemblyzer():
+    pytest.importorskip("torch", reason="torch not installed (pip install .[train])")
+    try:
+        from resemblyzer import VoiceEncoder
+    except ImportError as err:  # resemblyzer, or its webrtcvad/librosa
+        pytest.skip(f"resemblyzer not usable here ({err}); pip install .[train]")
+    reference = VoiceEncoder(device="cpu", verbose=False)
+    clips = [say("Alice", "cheat"), say("Ben", "two aces please"), say("Cara", "Cara")]
+    clips.append(np.concatenate([say("Ben", "I doubt it, that was never three kings")] * 2))
+    for clip in clips:  # the long one has several 1.6 s partials
+        wav = speakers.normalize_volume(clip)
+        ours = speakers.encoder().embed(wav)
+        theirs = reference.embed_utterance(wav)
+        assert float(ours @ theirs) > 0.99
+
+
+def test_voiced_core_keeps_the_loud_words():
+    rng = np.random.default_rng(1)
+    words = rng.normal(0, 0.1, SAMPLE_RATE).astype(np.float32)
+    hum = rng.normal(0, 0.003, SAMPLE_RATE // 2).astype(np.float32)  # 30 dB below
+    core = speakers.voiced_core(np.concatenate([hum, words, hum]))
+    assert SAMPLE_RATE <= len(core) <= SAMPLE_RATE + 2 * speakers.CORE_FRAME
+    short = np.concatenate([hum, words[:800], hum])  # too little voice: all of it is kept
+    assert len(speakers.voiced_core(short)) == len(short)
+
+
+# ------------------------------------------------------------------ identify
+
+
+@needs_espeak
+def test_identify_names_each_enrolled_player(profile):
+    for player in VOICES:
+        name, score = profile.identify(say(player, "cheat!", speed=185))
+        assert name == player, (player, name, score)
+        assert score >= profile.threshold
+
+
+@needs_espeak
+def test_identify_at_any_rate_and_with_silence_around(profile):
+    from referee.speech.audio import resample
+
+    clip = np.concatenate([quiet(0.5), say("Ben", "liar!"), quiet(0.5)])
+    assert profile.identify(resample(clip, SAMPLE_RATE, 48000), 48000)[0] == "Ben"
+
+
+@needs_espeak
+def test_identify_is_unsure_of_too_little_or_a_strict_margin(profile):
+    assert profile.identify(quiet(0.05)) == (None, 0.0)
+    strict = speakers.SpeakerProfile("strict", profile.players, threshold=1.01)
+    name, score = strict.identify(say("Alice", "cheat!"))
+    assert name is None and 0 < score <= 1
+
+
+@needs_espeak
+def test_profile_round_trip(profile, tmp_path):
+    path = profile.save(tmp_path / "table")
+    data = json.loads(path.read_text())
+    assert data["version"] == speakers.PROFILE_VERSION and data["kind"] == "referee voice profile"
+    assert [p["name"] for p in data["players"]] == list(VOICES)
+    assert (tmp_path / "table" / "samples" / "Ben-3.wav").is_file()
+    again = speakers.SpeakerProfile.load(tmp_path / "table")
+    assert again.names == profile.names
+    assert again.threshold == profile.threshold and again.margin == profile.margin
+    for a, b in zip(again.players, profile.players, strict=True):
+        assert float(a.voiceprint @ b.voiceprint) > 0.9999
+        assert len(a.samples) == 3
+    clip = say("Cara", "bullshit!")
+    (name, score), (name0, score0) = again.identify(clip), profile.identify(clip)
+    assert name == name0 == "Cara" and score == pytest.approx(score0, abs=1e-4)
+
+
+def test_load_says_what_is_wrong(tmp_path, monkeypatch):
+    monkeypatch.setenv(speakers.ENV_VAR, str(tmp_path))
+    with pytest.raises(speakers.VoiceProfileError, match="calibrate voices"):
+        speakers.SpeakerProfile.load("nobody")
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "profile.json").write_text("{not json")
+    with pytest.raises(speakers.VoiceProfileError, match="damaged"):
+        speakers.SpeakerProfile.load("bad")
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "profile.json").write_text(json.dumps({"version": 99, "players": []}))
+    with pytest.raises(speakers.VoiceProfileError, match="newer"):
+        speakers.SpeakerProfile.load("new")
+
+
+# ------------------------------------------------------------------ the live path
+
+
+def test_heard_says_speaker_only_when_voices_were_asked():
+    heard = Heard(Utterance(1.0, 1.5, "cheat"), Intent("call"))
+    assert "speaker" not in heard.to_dict()
+    unsure = Heard(heard.utterance, heard.intent, speaker=None, speaker_score=0.41)
+    assert unsure.to_dict()["speaker"] is None
+    sure = Heard(heard.utterance, heard.intent, speaker="Ben", speaker_score=0.8)
+    assert sure.to_dict()["speaker"] == "Ben"
+
+
+def test_audio_tap_gives_back_the_stretch_asked_for():
+    samples = np.arange(SAMPLE_RATE * 2, dtype=np.float32)
+    tap = speakers.AudioTap(ArraySource(samples))
+    assert len(list(tap)) == 100
+    got = tap.samples(0.5, 0.75)
+    assert len(got) == SAMPLE_RATE // 4 and got[0] == SAMPLE_RATE // 2
+    short = speakers.AudioTap(ArraySource(samples), keep_s=0.5)
+    list(short)
+    assert len(short.samples(0.0, 0.5)) == 0  # long gone
+    assert len(short.samples(1.6, 2.0)) == int(0.4 * SAMPLE_RATE)
+
+
+@needs_espeak
+def test_attach_credits_each_utterance_to_its_voice(profile):
+    audio = np.concatenate([quiet(0.5), say("Ben", "cheat!"), quiet(0.6), say("Alice", "liar!"),
+                            quiet(0.5)])  # fmt: skip
+    tap = speakers.AudioTap(ArraySource(audio))
+
+    def heard_stream():  # stands in for the recognizer: pulls the audio, then hears
+        for _ in tap:
+            pass
+        ben_end = 0.5 + len(say("Ben", "cheat!")) / SAMPLE_RATE
+        yield Heard(Utterance(0.5, ben_end, "cheat"), Intent("call"))
+        yield Heard(
+            Utterance(ben_end + 0.6, len(audio) / SAMPLE_RATE - 0.5, "liar"), Intent("call")
+        )
+
+    out = list(speakers.attach(heard_stream(), profile, tap))
+    assert [h.speaker for h in out] == ["Ben", "Alice"]
+    assert all(h.speaker_score is not None for h in out)
+
+
+class PushRecognizer:
+    """Stands in for the live referee's recognizer: hears "cheat" when the audio ends."""
+
+    def __init__(self, end: float):
+        self.end, self.muted, self.started = end, None, 0
+
+    def start(self) -> None:
+        self.started += 1
+
+    def mute(self, until: float) -> None:
+        self.muted = until
+
+    def feed(self, chunk) -> list[Heard]:
+        if abs(chunk.end - self.end) < 1e-6:
+            return [Heard(Utterance(0.5, self.end - 0.5, "cheat", partial=True), Intent("call")),
+                    Heard(Utterance(0.5, self.end - 0.5, "cheat"), Intent("call"))]  # fmt: skip
+        return []
+
+    def finish(self) -> list[Heard]:
+        return []
+
+
+@needs_espeak
+def test_voiced_recognizer_says_who_called_through_the_push_interface(profile):
+    audio = np.concatenate([quiet(0.5), say("Cara", "I doubt it"), quiet(0.5)])
+    inner = PushRecognizer(len(audio) / SAMPLE_RATE)
+    rec = speakers.VoicedRecognizer(inner, profile)
+    rec.start()
+    rec.mute(3.0)  # passed through
+    heard = [h for chunk in ArraySource(audio) for h in rec.feed(chunk)] + rec.finish()
+    assert inner.started == 1 and inner.muted == 3.0
+    assert [(h.utterance.partial, h.speaker) for h in heard] == [(True, "Cara"), (False, "Cara")]
+
+
+# ------------------------------------------------------------------ the commands
+
+
+@needs_espeak
+def test_calibrate_voices_from_recordings(recordings, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv(speakers.ENV_VAR, str(tmp_path))
+    code = main(["calibrate", "voices", "--players", "Alice,Ben,Cara", "--from", str(recordings)])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "Alice: 3 samples" in out and "--voices default" in out
+    assert "every voice is told apart" in out
+    loaded = speakers.SpeakerProfile.load("default")
+    assert loaded.names == ["Alice", "Ben", "Cara"]
+    assert len(loaded.players[1].samples) == 3  # Ben's 44.1 kHz stereo files read
+
+
+@needs_espeak
+def test_calibrate_voices_names_players_without_recordings(recordings, capsys):
+    code = main(["calibrate", "voices", "--players", "Alice,Zed,Yan", "--from", str(recordings),
+                 "--name", "x"])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "Zed, Yan" in err and "Zed-1.wav" in err and "Traceback" not in err
+
+
+def test_calibrate_voices_refuses_bad_input(tmp_path, capsys):
+    (tmp_path / "Alice-1.wav").write_bytes(b"not a wav at all")
+    (tmp_path / "Ben-1.wav").write_bytes(b"RIFF")
+    code = main(["calibrate", "voices", "--players", "Alice,Ben", "--from", str(tmp_path)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "Alice, Ben" in err and "not a PCM wav" in err
+    assert main(["calibrate", "voices", "--players", "Alice", "--from", str(tmp_path)]) == 2
+    assert main(["calibrate", "voices", "--players", "A,B", "--from", str(tmp_path / "no")]) == 2
+    assert main(["calibrate", "voices", "--players", "A,B", "--name", "../x"]) == 2
+    err = capsys.readouterr().err
+    assert "at least two" in err and "no such folder" in err and "profile name" in err
+
+
+@needs_espeak
+def test_calibrate_voices_says_which_voices_are_alike(tmp_path, capsys):
+    for player, voice, pitch in (
+        ("Ann", "en-us", 50),
+        ("Bea", "en-us", 52),
+        ("Cal", "en-gb+m3", 25),
+    ):
+        for n, text in enumerate((player, "cheat", "two aces"), 1):
+            s = synthesize(text, voice=voice, pitch=pitch, speed=150 + 10 * n)
+            write_wav(tmp_path / f"{player}-{n}.wav", np.concatenate([quiet(0.2), s, quiet(0.2)]))
+    code = main(["calibrate", "voices", "--players", "Ann,Bea,Cal", "--from", str(tmp_path),
+                 "--out", str(tmp_path / "profile")])  # fmt: skip
+    assert code == 0
+    printed = capsys.readouterr()
+    assert "Ann and Bea sound alike" in printed.err
+    assert "every voice is told apart" not in printed.out
+
+
+@needs_espeak
+def test_listen_with_voices_says_who_spoke(recordings, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv(speakers.ENV_VAR, str(tmp_path))
+    assert main(["calibrate", "voices", "--players", "Alice,Ben,Cara", "--from",
+                 str(recordings), "--name", "friday"]) == 0  # fmt: skip
+    audio = np.concatenate([quiet(0.8), say("Cara", "two sevens"), quiet(0.8),
+                            say("Ben", "cheat!"), quiet(0.8)])  # fmt: skip
+    wav = write_wav(tmp_path / "table.wav", audio)
+    capsys.readouterr()
+    args = ["listen", "--wav", str(wav), "--players", "Alice,Ben,Cara", "--rank-due", "7"]
+    assert main([*args, "--voices", "friday"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["intent"]["type"] for line in lines] == ["claim", "call"]
+    assert [line["speaker"] for line in lines] == ["Cara", "Ben"]
+    assert main([*args, "--voices", "nobody"]) == 2
+    assert "no voice profile 'nobody'" in capsys.readouterr().err
