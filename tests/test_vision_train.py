@@ -69,6 +69,7 @@ def test_a_detector_trained_one_epoch_exports_and_reads_as_in_torch(dataset, mon
     assert isinstance(onnx_det.detect(img, conf=0.0), list)
 
 
+@pytest.mark.slow  # imports torch and its ONNX exporter: ~10-30 s on these cores
 def test_a_rank_classifier_exports_with_its_settings(tmp_path):
     import torch
 
