@@ -12,6 +12,7 @@ takes the latest whose last game is not over (the latest of all if every one is)
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -39,6 +40,9 @@ from referee.store.journal import (
 )
 
 Recorder = Callable[[GameRecord], None]
+
+#: an evening says the same few phrases again and again; an Intent is a frozen value
+_parse = functools.lru_cache(maxsize=4096)(intents.parse)
 
 
 class Session:
@@ -95,7 +99,7 @@ class Session:
 
     def hear(self, text: str, t: float | None = None) -> list[Announcement]:
         """React to an utterance (already recognized as text)."""
-        return self.act(intents.parse(text, self.players), t, heard=text)
+        return self.act(_parse(text, self.players), t, heard=text)
 
     def act(self, intent: intents.Intent, t: float | None = None,
             heard: str = "") -> list[Announcement]:  # fmt: skip

@@ -70,7 +70,7 @@ def apply(state: State, event: Event) -> Outcome:
     timed = state.clone()
     said: Say = []
     clock_acted = _run_clock(timed, event.t, said)
-    after = timed.clone()
+    after = timed.clone() if clock_acted else timed  # kept apart only if a rejection needs it
     try:
         HANDLERS[type(event)](after, event, said)
     except Rejected as why:

@@ -336,11 +336,12 @@ class Journal:
         self._write({"note": data})
 
     def _write(self, data: dict[str, Any]) -> None:
-        if self.format >= 2:
-            self._chain = _chain(self._chain, _dumps(data))
-            data = {**data, "h": self._chain}
+        line = _dumps(data)
+        if self.format >= 2:  # the same as _dumps({**data, "h": ...}), without dumping twice
+            self._chain = _chain(self._chain, line)
+            line = f'{line[:-1]},"h":"{self._chain}"}}'
         try:
-            self._file.write(_dumps(data) + "\n")
+            self._file.write(line + "\n")
             self._file.flush()
             now = time.monotonic()
             if now - self._synced >= self.sync_interval:
