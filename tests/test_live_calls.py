@@ -67,8 +67,13 @@ def test_a_caller_named_in_the_call_is_acted_on_at_once_and_its_final_is_not_a_s
     assert table.act(calls.wait(5.0, hearing=False)) == []
 
 
-def test_a_partial_then_its_final_a_claim_acts_once_on_the_final(table, calls):
-    assert table.act(calls.hear(heard(1.0, 1.5, CLAIM, partial=True))) == []
+def test_a_claim_read_early_is_acted_on_at_once_and_its_final_is_not_a_second_claim(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.5, CLAIM, partial=True))) == [("claim", None, 1.0)]
+    assert table.act(calls.hear(heard(1.0, 1.7, CLAIM))) == []
+
+
+def test_a_claim_guessed_early_waits_for_its_final(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.5, CLAIM, partial=True, guessed=True))) == []
     assert table.act(calls.hear(heard(1.0, 1.7, CLAIM))) == [("claim", None, 1.0)]
 
 
@@ -99,10 +104,16 @@ def test_a_name_read_early_names_the_call_at_once_and_its_final_is_not_a_second_
     assert table.act(calls.hear(heard(1.8, 2.1, name("Ben")))) == []
 
 
-def test_other_words_read_early_keep_the_call_waiting(table, calls):
+def test_a_name_read_early_too_far_from_the_call_keeps_it_waiting(table, calls):
     assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
-    assert table.act(calls.hear(heard(1.8, 2.0, CLAIM, partial=True))) == []
+    assert table.act(calls.hear(heard(2.5, 2.7, name("Ben"), partial=True))) == []
     assert calls.waiting is not None
+
+
+def test_a_claim_read_early_after_a_waiting_call_comes_after_the_call(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
+    acted = table.act(calls.hear(heard(1.8, 2.0, CLAIM, partial=True)))
+    assert [a[0] for a in acted] == ["call", "claim"]
 
 
 def test_without_a_name_the_call_is_acted_on_once_the_wait_runs_out_and_the_caller_is_asked_for(

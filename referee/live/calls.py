@@ -13,8 +13,12 @@ It is the one place that decides how a call gets its caller and when it is acted
 * calls are acted on in the order they began (the onset), never by decoding time; a later
   call is still handed on, and the engine answers it ("Alice called first.").
 
-Everything else heard (claims, verdicts, commands) passes through in order, finals only:
-an early claim is acted on once its words end (see :class:`Heard`).
+Everything else heard (claims, verdicts, commands) passes through in order, finals only,
+except a claim: one read early (the recognizer emits only complete ones, count and rank)
+and not guessed is acted on at once, and its final (same onset) is not a second claim, as
+for a named call. Waiting for the final cost a claim 0.5-0.7 s here, one more decode after
+the voice gate's hangover (``python -m bench.live.latency``); ``bench/speech`` counts its
+latency from that early reading too.
 
 Pure: no clock, no audio, no game. ``phase()`` tells the phase of the game now; the
 iterators it returns must be consumed at once, acting on each :class:`Heard` before the
@@ -73,7 +77,7 @@ class CallAssembler:
             is_call = heard.intent.type == "call"
             if is_call and heard.utterance.start == call.utterance.start:
                 pass  # the same call, now with its caller's name (or its final)
-            elif heard.utterance.partial and not is_call:
+            elif heard.utterance.partial and not is_call and not self._early_claim(heard):
                 self.waiting = call  # still listening for the name
             else:
                 yield from self._act(call)  # anything else said comes after the call
@@ -103,6 +107,11 @@ class CallAssembler:
             yield from self._act(call)
 
     @staticmethod
+    def _early_claim(heard: Heard) -> bool:
+        """A claim read early that is acted on at once (see the module docstring)."""
+        return heard.intent.type == "claim" and heard.utterance.partial and not heard.guessed
+
+    @staticmethod
     def _bare(heard: Heard) -> bool:
         return heard.intent.type == "call" and heard.intent.caller is None
 
@@ -118,6 +127,12 @@ class CallAssembler:
             named_late = intent.caller and self.phase() == "who_called"
             if utterance.start in self._acted and not named_late:
                 return
+            self._acted.add(utterance.start)
+        elif intent.type == "claim":
+            if utterance.partial and not self._early_claim(heard):
+                return  # forced onto the vocabulary: the whole utterance must confirm it
+            if utterance.start in self._acted:
+                return  # the final of a claim acted on early
             self._acted.add(utterance.start)
         elif utterance.partial:
             return
