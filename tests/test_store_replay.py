@@ -142,3 +142,16 @@ def test_a_locked_database_loses_no_game_it_is_stored_on_resume(tmp_path, capsys
     with Store.open(db) as store:
         [match] = store.matches()
         assert [(r.game, r.winner) for r in store.records(match.id)] == [(1, "Alice")]
+
+
+def test_a_zero_byte_database_becomes_a_new_one_and_keeps_the_match(tmp_path, capsys):
+    transcript = tmp_path / "worked.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in worked_match_transcript()))
+    db = tmp_path / "touched.db"
+    db.write_bytes(b"")  # `touch scores.db`
+    code = main(["replay", str(transcript), "--players", ",".join(FOUR), "--db", str(db),
+                 "--journal", str(tmp_path / "journal.jsonl")])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    with Store.open(db) as store:
+        [match] = store.matches()
+        assert [r.winner for r in store.records(match.id)][:3] == ["Alice", "Ben", "Alice"]
