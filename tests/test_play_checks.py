@@ -33,6 +33,12 @@ def test_a_negative_camera_is_refused_not_a_crash(tmp_path):
     assert done.returncode == 2 and "--camera" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_look_at_a_negative_camera_is_refused_not_a_crash():
+    done = subprocess.run([sys.executable, "-m", "referee", "look", "--camera", "-1"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 2 and "camera" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_a_missing_camera_is_told_at_start_up(capsys):
     args = argparse.Namespace(no_camera=False, frames=None, camera=7, deck=None)
     camera, _reader = play_cli.make_eyes(args)

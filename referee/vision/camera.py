@@ -11,6 +11,8 @@ def open_camera(index: int) -> cv2.VideoCapture:
     """An opened ``cv2.VideoCapture``; raises ``UserError`` when camera ``index`` is absent."""
     from referee.errors import UserError
 
+    if index < 0:  # OpenCV's VideoCapture(-1).read() crashes the process
+        raise UserError(f"a camera is a number 0, 1, 2 ..., not {index}")
     # OpenCV prints several warnings of its own for a missing camera
     with contextlib.suppress(AttributeError):  # builds without the logging module
         cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
