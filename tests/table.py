@@ -428,6 +428,8 @@ def said(lines: list[dict]) -> list[dict]:
     return [x for x in lines if "say" in x]
 
 
+#: a named call said again another way when it was not heard
+CALLS = ("{}, cheat!", "cheat, {}!", "bullshit, {}!", "{}: I doubt it!")
 #: what players say to take a thing back, one after another when it is not heard
 UNDO = ("undo", "undo that", "take that back", "scratch that")
 
@@ -606,7 +608,7 @@ class Table:
         for attempt in range(1, 5):
             step = self._exchange(move, attempt)
             lines = said([r.line for r in step.replies])
-            for _ in range(2):  # a call taken: its cards are being read; hear the verdict out
+            for _ in range(3):  # a call taken: its cards are being read; hear the verdict out
                 kinds = {x["kind"] for x in lines}
                 if "call" not in kinds or kinds & {"verdict", "ask_verdict"}:
                     break
@@ -619,6 +621,9 @@ class Table:
                 self.game.accept(move)
                 self._after(move, lines)
                 return True
+            if move.kind == "call" and [x["kind"] for x in taken] == ["who_called"]:
+                step.outcome = "asked"  # the name not heard: it is said again, alone
+                return self._move(Move(move.who, self._own_name(move), move.event, "call_name"))
             wrong = acts(lines)
             if wrong:
                 step.outcome = "wrong"
@@ -628,8 +633,23 @@ class Table:
                     return False
             else:
                 step.outcome = "rejected" if lines else "unheard"
+                if move.kind == "call" and attempt >= 2:  # said another way
+                    move = Move(move.who, CALLS[attempt % len(CALLS)].format(move.who),
+                                move.event, move.kind)  # fmt: skip
+                elif move.kind == "claim" and attempt >= 2 and move.text.startswith("a "):
+                    move = Move(move.who, "one " + move.text[2:], move.event, move.kind)
         self.derailed = f"{move.who}: {move.text!r} never taken"
         return False
+
+    def _own_name(self, move: Move) -> str:
+        """A caller's answer to "Who called?": their name, or their seat once their name
+        was taken for another's."""
+        if "player" in move.text:
+            return f"player {self._seat_word(move.who)}."
+        return f"{move.who}."
+
+    def _seat_word(self, who: str) -> str:
+        return ("one", "two", "three", "four", "five", "six")[self.game.players.index(who)]
 
     def _mended(self, move: Move, lines: list[dict]) -> Move:
         """A named call credited to someone else: called again by seat number, as the
@@ -640,8 +660,7 @@ class Table:
         credited = next((x.get("caller") for x in lines if x["kind"] == "call"), None)
         if credited in (None, move.who):
             return move
-        seat = ("one", "two", "three", "four", "five", "six")[self.game.players.index(move.who)]
-        return Move(move.who, f"cheat, player {seat}!", move.event, move.kind)
+        return Move(move.who, f"cheat, player {self._seat_word(move.who)}!", move.event, move.kind)
 
     def _after(self, move: Move, lines: list[dict]) -> None:
         """A call or name taken: the cards are read (or a verdict asked for)."""
@@ -673,7 +692,7 @@ class Table:
         """The whole game (or until ``stop_when(game)``); the referee then quits."""
         frames = Frames(self.work / "frames")
         self.rec = self.room.recorder()
-        bed = Bed(self.room, self.bed, self.snr_db) if self.condition != "quiet" else None
+        bed = Bed(self.room, self.bed, self.snr_db)  # a quiet room still has a noise floor
         self.referee = Referee(self.room, self.rec, self.work, self.game.players, frames.folder,
                                self.extra, self.code)  # fmt: skip
         try:

@@ -1,0 +1,207 @@
+"""Whole games in the room: ``referee play --mic pulse`` against the simulated table.
+
+    nice -n 10 .venv/bin/python -m bench.table                  # one game per condition
+    .venv/bin/python -m bench.table --conditions quiet --seeds 0,16 --code /tmp/old-tree
+
+Each game runs in real time in a private PulseAudio room (tests/room.py): quiet, with
+kitchen noise (doing the dishes) at 20 dB below the players, or babble of three other
+talkers at 15 dB. The table (tests/table.py) plays a dealt game to its end; the engine fed
+the truth says what the referee should say. Timings are read from the room's recording:
+the end of a player's words, the referee's JSON line arriving, its voice starting.
+Writes results.md and results.json here (or under --out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+CONDITIONS = {"quiet": ("quiet", 0.0), "noise 20 dB": ("noise", 20.0),
+              "babble 15 dB": ("babble", 15.0)}  # fmt: skip
+
+
+def play_game(condition: str, seed: int, work: Path, code: Path | None, log) -> dict:
+    from tests.room import PulseRoom
+    from tests.table import Table, TableGame, background
+
+    kind, snr = CONDITIONS[condition]
+    with PulseRoom() as room:
+        game = TableGame(seed=seed)
+        bed = background(kind, seconds=60.0, seed=seed)
+        table = Table(room, game, work, condition=condition, bed=bed, snr_db=snr, log=log,
+                      code=code)  # fmt: skip
+        result = table.play()
+    np.save(work / "room.npy", result.recording.astype(np.float16))
+    out = result.to_dict()
+    out["seed"] = seed
+    (work / "game.json").write_text(json.dumps(out, indent=1))
+    return out
+
+
+#: which latency a right move's reply counts in
+KEYS = {"claim": "claim", "call": "call", "name": "call", "call_name": "call"}
+
+
+def _first_say(step: dict) -> float | None:
+    return next((r["at"] for r in step["replies"] if "say" in r), None)
+
+
+def score(game: dict) -> dict:
+    """The game's numbers: each move is scored on its first saying."""
+    steps = game["steps"]
+    firsts = [s for s in steps if s["attempt"] == 1 and s["kind"] != "undo"]
+    claims = [s for s in firsts if s["kind"] == "claim"]
+    calls = [s for s in firsts if s["kind"] in ("call", "bare_call")]
+    names = [s for s in firsts if s["kind"] == "name"]
+    # a bare call is right when "Who called?" came and the name that answered was taken
+    bare_ok = sum(s["outcome"] == "right" for s in names)
+    calls_right = sum(s["outcome"] == "right" for s in calls if s["kind"] == "call") + bare_ok
+    lat: dict[str, list[float]] = {"claim_voice": [], "claim_line": [], "claim_speak": [],
+                                   "call_line": [], "call_voice": []}  # fmt: skip
+    for s in steps:
+        line_at = _first_say(s)
+        if s["outcome"] != "right" or line_at is None:
+            continue
+        key = KEYS.get(s["kind"], "")
+        if not key:
+            continue
+        lat[f"{key}_line"].append(line_at - s["end"])
+        if s["voice_at"] is not None:
+            lat[f"{key}_voice"].append(s["voice_at"] - s["end"])
+            if key == "claim":
+                lat["claim_speak"].append(s["voice_at"] - line_at)
+    verdicts = game["verdicts"]
+    return {
+        "condition": game["condition"], "seed": game["seed"], "derailed": game["derailed"],
+        "claims": len(claims), "claims_right": sum(s["outcome"] == "right" for s in claims),
+        "calls": len(calls), "calls_right": calls_right,
+        "verdicts": len(verdicts), "verdicts_right": sum(v["said"] == v["expected"]
+                                                           for v in verdicts),
+        "finished": game["winner"] is not None,
+        "winner_right": game["winner"] is not None and game["winner"] == game["expected_winner"],
+        "said_again": sum(s["attempt"] > 1 and s["kind"] != "undo" for s in steps),
+        "undos_said": sum(s["kind"] == "undo" for s in steps),
+        "start_line": _minus(game["first_line_at"], game["launched"]),
+        "start_voice": _minus(game["first_voice_at"], game["launched"]),
+        "latency": lat,
+    }  # fmt: skip
+
+
+def _minus(a: float | None, b: float) -> float | None:
+    return None if a is None else round(a - b, 2)
+
+
+def _pct(k: int, n: int) -> str:
+    return f"{k}/{n} ({100 * k / n:.0f}%)" if n else "-"
+
+
+def _p(values: list[float], q: float) -> str:
+    return f"{np.percentile(values, q):.2f}" if values else "-"
+
+
+def report(scores: list[dict], meta: dict) -> str:
+    lines = [
+        "# Whole games in the room (bench/table)", "",
+        f"Rerun: `{meta['command']}`", "",
+        f"Run {meta['date']} on {meta['machine']} (load average {meta['load']} over 5 min: "
+        "the referee shares them with other work, so its decoding waits for a core), "
+        f"{meta['seconds']:.0f} s, code at {meta['code']}. Four players (Alice and Ben: "
+        "piper's joe voice at two pitches and speeds; Cara and Dev: espeak-ng en-us+f3 and "
+        "en-gb-x-rp), classic rules, one deck, "
+        "the referee as `referee play --mic pulse --json --no-window --keys --frames DIR` in "
+        "a private PulseAudio room, its voice through aplay into the same room. Each move is "
+        "scored on its first saying; a mishearing is undone and the line said again, as at a "
+        "real table. Latency: from the end of the words (found in the room's recording) to "
+        "the referee's JSON line (decided) and to its voice starting (in the recording).", "",
+        "| condition | seed | claims right 1st time | calls right 1st time (caller) | "
+        "verdicts right | winner right | lines said again | undos said | derailed |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]  # fmt: skip
+    for s in scores:
+        lines.append(
+            f"| {s['condition']} | {s['seed']} | {_pct(s['claims_right'], s['claims'])} | "
+            f"{_pct(s['calls_right'], s['calls'])} | {_pct(s['verdicts_right'], s['verdicts'])}"
+            f" | {'yes' if s['winner_right'] else 'no' if s['finished'] else 'unfinished'} | "
+            f"{s['said_again']} | {s['undos_said']} | {s['derailed'] or 'no'} |"
+        )
+    lines += [
+        "", "Latency (seconds; p50 / p95 / max) and start-up (launch to first line, and to "
+        "first sound of the voice):", "",
+        "| condition | claim: words end to voice | claim: words end to line | claim: line to "
+        "voice | call: words end to line | call: words end to voice | start-up: line / voice |",
+        "|---|---|---|---|---|---|---|",
+    ]  # fmt: skip
+    for s in scores:
+        lat = s["latency"]
+
+        def cell(key: str, lat=lat) -> str:
+            v = lat[key]
+            return f"{_p(v, 50)} / {_p(v, 95)} / {max(v):.2f} (n={len(v)})" if v else "-"
+
+        lines.append(
+            f"| {s['condition']} | {cell('claim_voice')} | {cell('claim_line')} | "
+            f"{cell('claim_speak')} | {cell('call_line')} | {cell('call_voice')} | "
+            f"{s['start_line']} / {s['start_voice']} |"
+        )
+    lines += ["", "Each game's moves, the referee's lines and timings: `results.json`."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.table")
+    parser.add_argument("--conditions", default=",".join(CONDITIONS))
+    parser.add_argument("--seeds", default="0", help="games per condition, by deal seed")
+    parser.add_argument("--code", type=Path, help="run the referee from this tree instead")
+    parser.add_argument("--out", type=Path, default=HERE)
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    unknown = [c for c in conditions if c not in CONDITIONS]
+    if unknown:
+        parser.error(f"unknown conditions {unknown}: {', '.join(CONDITIONS)}")
+    seeds = [int(x) for x in args.seeds.split(",")]
+    tree = args.code or ROOT
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()  # fmt: skip
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "referee"],
+                           capture_output=True, text=True).stdout.strip()  # fmt: skip
+    code = str(args.code) if args.code else commit + (" with uncommitted changes" if dirty else "")
+    began = time.monotonic()
+    load_before = os.getloadavg()[1]
+    games, scores = [], []
+    scratch = Path(tempfile.mkdtemp(prefix="referee-bench-table-"))
+    for condition in conditions:
+        for seed in seeds:
+            work = scratch / f"{condition.replace(' ', '-')}-{seed}"
+            work.mkdir(parents=True)
+            print(f"== {condition}, seed {seed} ({work})", flush=True)
+            game = play_game(condition, seed, work, args.code, sys.stdout)
+            games.append(game)
+            scores.append(score(game))
+            print(json.dumps({k: v for k, v in scores[-1].items() if k != "latency"}), flush=True)
+    meta = {
+        "command": "nice -n 10 .venv/bin/python -m bench.table"
+        + ("" if argv is None and len(sys.argv) == 1 else " " + " ".join(argv or sys.argv[1:])),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": f"{platform.machine()}, 2 shared cores", "code": code,
+        "seconds": time.monotonic() - began, "tree": str(tree),
+        "load": f"{load_before:.1f} to {os.getloadavg()[1]:.1f}",
+    }  # fmt: skip
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps({"meta": meta, "scores": scores,
+                                                       "games": games}, indent=1))  # fmt: skip
+    (args.out / "results.md").write_text(report(scores, meta))
+    print(report(scores, meta))
+    return 0
