@@ -230,7 +230,8 @@ class Saved:
         if self.problem:
             return f"{where}: cannot be resumed ({self.problem})  {self.path}"
         status = "over" if self.finished else "unfinished"
-        return f"{where}: game {self.game} {status}, {self.events} events  {self.path}"
+        events = f"{self.events} event{'' if self.events == 1 else 's'}"
+        return f"{where}: game {self.game} {status}, {events}  {self.path}"
 
 
 def _stamp(started: str) -> str:
