@@ -99,6 +99,14 @@ class Camera:
         yield np.zeros((4, 4, 3), np.uint8)
 
 
+class Screen:
+    def __init__(self) -> None:
+        self.shown: list[float] = []  # wall-clock times
+
+    def show(self, image) -> None:
+        self.shown.append(time.monotonic())
+
+
 def referee_for(tmp_path, audio: np.ndarray, reader=None, **kw) -> LiveReferee:
     session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
     said: list = []
@@ -122,8 +130,9 @@ def test_the_ears_go_on_while_the_eyes_read_and_a_call_meanwhile_is_not_lost(tmp
     reader = SlowReader([Card("A", "S"), Card("A", "H")], seconds=2.0)
     audio = table((0.6, 1100, 0.5), total=3.5)
     said: list[str] = []
+    screen = Screen()
     referee = LiveReferee(session, Timed(), paced(ArraySource(audio)), camera=Camera(),
-                          reader=reader, live_audio=True,
+                          reader=reader, live_audio=True, window=screen,
                           on_say=lambda a, at: said.append(a.text),
                           unsaid=frozenset({"resume", "reveal_request"}))  # fmt: skip
     referee.run()
@@ -140,6 +149,8 @@ def test_the_ears_go_on_while_the_eyes_read_and_a_call_meanwhile_is_not_lost(tmp
     assert said.index("Ben called first.") < next(
         i for i, x in enumerate(said) if "told the truth" in x
     )
+    drawn = [w for w in screen.shown if read_from <= w <= read_to]
+    assert len(drawn) >= 5  # the screen kept being drawn, about every 0.2 s
     assert session.state.hands[1] == 19  # Ben picked up: Alice's two aces were true
 
 

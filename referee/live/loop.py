@@ -71,6 +71,8 @@ __all__ = [
 ]
 
 RETRY_LOOK_S = 2.0
+#: while the eyes read, the screen is drawn again this often (audio time)
+SCREEN_EVERY_S = 0.2
 MAX_LOOKS = 2
 #: typed shortcuts (anything else typed is heard as a phrase)
 SHORTCUTS = {"h": Intent("verdict", honest=True), "l": Intent("verdict", honest=False),
@@ -162,6 +164,7 @@ class LiveReferee:
     _started: dict[int, float] = field(default_factory=dict)
     _played: int = 0
     _context: Any = None
+    _shown_at: float = 0.0
 
     def __post_init__(self) -> None:
         cancelled = None  # a voice the microphone hears, taken back out of what it hears
@@ -275,6 +278,8 @@ class LiveReferee:
         self._between(chunk.start)
         if self.stopped:
             return
+        if self._reads and self.now - self._shown_at >= SCREEN_EVERY_S:
+            self._show()  # the camera's picture while the cards are being read
         feed = getattr(self.recognizer, "feed", None)
         for heard in feed(chunk) if feed else ():
             self._on_heard(heard)
@@ -519,6 +524,7 @@ class LiveReferee:
     def _show(self) -> None:
         if self.window is None:
             return
+        self._shown_at = self.now
         state = self.session.state
         frame = getattr(self.camera, "last_frame", None)
         self.window.show(render(view(state), frame, self._seen, self._message))
