@@ -12,7 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.cli import main
+from referee.game.cards import RANKS
 from referee.game.engine import legal_ranks
+from referee.game.events import EVENT_TYPES
 from referee.game.rules import Rules
 from referee.session import Session
 from referee.store.journal import Journal, JournalError
@@ -118,9 +120,19 @@ json_values = st.recursive(
     ),  # fmt: skip
     max_leaves=12,
 )
+names = st.sampled_from(["Alice", "Ben", "Cara", "Dev", ""]) | st.text(max_size=5)
+event_lines = st.fixed_dictionaries(
+    {"event": st.sampled_from(sorted(EVENT_TYPES))},
+    optional={"count": st.integers(-3, 60) | st.integers(), "rank": st.sampled_from(RANKS)
+              | st.text(max_size=3), "caller": names | st.none(), "target": names | st.none(),
+              "name": names, "honest": st.booleans(), "t": st.floats(-10, 1e6),
+              "cards": st.lists(st.sampled_from(["AH", "2S", "10D", "KC", "JK"]) | st.text(
+                  max_size=3), max_size=6)},
+)  # fmt: skip
 random_line = st.one_of(
     st.binary(max_size=60).map(lambda b: b.replace(b"\n", b"")),
     json_values.map(lambda v: json.dumps(v).encode()),
+    event_lines.map(lambda v: json.dumps(v).encode()),
 )
 
 
@@ -150,11 +162,11 @@ def test_random_transcript_lines_never_crash_and_keep_the_good_lines(tmp_path_fa
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(json_values, min_size=1, max_size=3), st.booleans())
+@given(st.lists(json_values | st.binary(max_size=40), min_size=1, max_size=3), st.booleans())
 def test_random_journal_entries_resume_to_a_message_or_a_game(tmp_path_factory, values, raw):
-    """Random values written as journal lines (with their checksums, as if the referee had
-    written them, or appended raw): resuming either works or says which line is wrong, and
-    never changes the file's good lines."""
+    """Random bytes and JSON values written as journal lines (JSON objects with their
+    checksums, as if the referee had written them, or anything appended raw): resuming either
+    works or says which line is wrong, and never changes the file's good lines."""
     tmp = tmp_path_factory.mktemp("journal")
     path = tmp / "j.jsonl"
     live = Session.start(["Alice", "Ben"], Rules(), path)
@@ -163,7 +175,8 @@ def test_random_journal_entries_resume_to_a_message_or_a_game(tmp_path_factory, 
     good = path.read_bytes()
     if raw:
         with open(path, "ab") as f:
-            f.write(b"".join(json.dumps(v).encode() + b"\n" for v in values))
+            f.write(b"".join((v if isinstance(v, bytes) else json.dumps(v).encode()) + b"\n"
+                             for v in values))  # fmt: skip
     else:
         journal = Journal(path)
         for value in values:
