@@ -247,6 +247,24 @@ def test_voiced_recognizer_says_who_called_through_the_push_interface(profile):
     assert [(h.utterance.partial, h.speaker) for h in heard] == [(True, "Cara"), (False, "Cara")]
 
 
+@needs_espeak
+def test_for_table_keeps_the_seated_players_only(profile, tmp_path, monkeypatch):
+    from referee.errors import UserError
+
+    monkeypatch.setenv(speakers.ENV_VAR, str(tmp_path))
+    profile.save(tmp_path / "friday")
+    told: list[str] = []
+    table = speakers.for_table("friday", ["ben", "Cara", "Dev"], warn=told.append)
+    assert table.names == ["ben", "Cara"]  # as seated; Alice is not at this table
+    assert len(told) == 1 and "Dev" in told[0]
+    assert table.identify(say("Alice", "cheat!"))[0] in (None, "ben", "Cara")
+    with pytest.raises(UserError, match="not two of the players"):
+        speakers.for_table("friday", ["Ben", "Zed"])
+    with pytest.raises(UserError, match="calibrate voices"):
+        speakers.for_table("nobody", ["Ben", "Cara"])
+    assert speakers.voiced("rec", None) == "rec"
+
+
 # ------------------------------------------------------------------ the commands
 
 
@@ -320,3 +338,24 @@ def test_listen_with_voices_says_who_spoke(recordings, tmp_path, capsys, monkeyp
     assert [line["speaker"] for line in lines] == ["Cara", "Ben"]
     assert main([*args, "--voices", "nobody"]) == 2
     assert "no voice profile 'nobody'" in capsys.readouterr().err
+
+
+@needs_espeak
+def test_play_with_voices_credits_a_bare_call_to_its_voice(recordings, tmp_path, capsys,
+                                                           monkeypatch):  # fmt: skip
+    monkeypatch.setenv(speakers.ENV_VAR, str(tmp_path))
+    assert main(["calibrate", "voices", "--players", "Alice,Ben,Cara", "--from",
+                 str(recordings), "--name", "t"]) == 0  # fmt: skip
+    game = np.concatenate([quiet(6.0), say("Alice", "two aces"), quiet(8.0), say("Ben", "cheat!"),
+                           quiet(6.0)])  # fmt: skip
+    wav = write_wav(tmp_path / "game.wav", game)
+    tts = str(tmp_path / "tts.wav")
+    args = ["play", "--players", "Alice,Ben,Cara", "--audio", str(wav), "--no-camera",
+            "--no-window", "--tts-out", tts, "--json", "--voices", "t"]  # fmt: skip
+    capsys.readouterr()
+    assert main(args) == 0
+    said = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    kinds = [s.get("kind") for s in said]
+    assert "who_called" not in kinds
+    call = said[kinds.index("call")]
+    assert (call["caller"], call["claimer"]) == ("Ben", "Alice")

@@ -40,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--camera", type=camera_index, default=0, help="camera index (default 0)")
     parser.add_argument("--no-camera", action="store_true", help="judge by spoken verdicts only")
     parser.add_argument("--deck", help="a calibrated deck profile name")
+    parser.add_argument("--voices", metavar="NAME",
+                        help="a voice profile (calibrate voices): a bare call is credited to "
+                        "its caller's voice")  # fmt: skip
     parser.add_argument("--db", help="score database (default: user data dir or REFEREE_DB)")
     parser.add_argument("--resume", action="store_true", help="continue the game in the journal")
     parser.add_argument("--list", action="store_true",
@@ -295,7 +298,15 @@ def run(args: argparse.Namespace) -> int:
     voice = make_voice(args, lambda event: referee.post(event) if referee else None)
     # the models load while the referee greets the table (the loop waits for them only
     # once the greeting is said); the names check, slowest of all, after that
-    recognizer = Loading(lambda: make_recognizer(args), "recognizer")
+    voices = None
+    if args.voices:  # a bare "Cheat!" is credited to its voice (Heard.speaker)
+        from referee.speech.speakers import for_table, voiced
+
+        voices = for_table(args.voices, session.state.players, warn=warn)
+    recognizer = Loading(
+        lambda: make_recognizer(args) if voices is None else voiced(make_recognizer(args), voices),
+        "recognizer",
+    )
     camera, reader = make_eyes(args)
     if not args.audio:  # a real table: say which names the ears may mix up
         check_names_later(recognizer, args, session.state.players)

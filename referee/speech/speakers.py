@@ -394,6 +394,37 @@ class SpeakerProfile:
         return self
 
 
+def for_table(name: str, players: Iterable[str], *, warn=None) -> SpeakerProfile:
+    """The profile ``name`` for the seated ``players`` only (a voice not at the table is never
+    credited with a call); ``warn`` hears which players have no voice in it. Raises
+    :class:`referee.errors.UserError` when it cannot be used."""
+    from referee.errors import UserError
+
+    try:
+        profile = SpeakerProfile.load(name)
+    except VoiceProfileError as err:
+        raise UserError(str(err)) from None
+    seated = {p.lower(): p for p in players}
+    kept = [replace(p, name=seated[p.name.lower()]) for p in profile.players
+            if p.name.lower() in seated]  # fmt: skip
+    missing = [p for p in seated.values() if p.lower() not in {k.name.lower() for k in kept}]
+    if len(kept) < 2:
+        raise UserError(
+            f"voice profile {name!r} knows {', '.join(profile.names) or 'nobody'}, not two of "
+            f"the players here; make one with `referee calibrate voices --players "
+            f"{','.join(seated.values())} --name {name}`"
+        )
+    if missing and warn is not None:
+        warn(f"no voice in profile {name!r} for {', '.join(missing)}: a bare call by them is "
+             "asked about (or taken for a voice like theirs)")  # fmt: skip
+    return replace(profile, players=kept)
+
+
+def voiced(recognizer, profile: SpeakerProfile | None):
+    """``recognizer`` saying each utterance's speaker, or as it is without a profile."""
+    return recognizer if profile is None else VoicedRecognizer(recognizer, profile)
+
+
 def profiles_dir() -> Path:
     """``$REFEREE_VOICES_DIR``, else ``calibration/voices`` in the referee's data folder."""
     if os.environ.get(ENV_VAR):
