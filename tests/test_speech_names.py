@@ -6,7 +6,7 @@ import pytest
 
 from referee.intents import parse
 from referee.speech import make_recognizer
-from referee.speech.names import confusable_names, warnings
+from referee.speech.names import PROBES, confusable_names, warnings
 from referee.speech.synth import espeak_available
 
 pytestmark = [
@@ -34,3 +34,26 @@ def test_distinct_names_raise_nothing_and_the_context_is_restored(recognizer):
     before = recognizer.context
     assert confusable_names(recognizer, ("Alice", "Ben", "Cara")) == []
     assert recognizer.context == before
+
+
+def test_the_answer_is_kept_for_the_same_names_and_recognizer(recognizer, tmp_path):
+    from types import SimpleNamespace
+
+    cache = tmp_path / "names.json"
+    players = ("Alice", "Ben", "Cara", "Dev")
+    probes = PROBES[:1]  # one voice: four decodes
+    first = confusable_names(recognizer, players, probes, cache=cache)
+    assert cache.is_file()
+
+    def deaf(_audio):
+        raise AssertionError("probed again")
+
+    same = SimpleNamespace(backend=recognizer.backend, context=None, utterances=deaf,
+                           set_context=lambda ctx: None)  # fmt: skip
+    assert confusable_names(same, players, probes, cache=cache) == first  # read, not probed
+    with pytest.raises(AssertionError, match="probed again"):
+        confusable_names(same, ("Alice", "Ben"), probes, cache=cache)  # other names: probed
+    with pytest.raises(AssertionError, match="probed again"):
+        confusable_names(same, players, probes, cache=None)  # not kept: probed
+    cache.write_text("{not json")
+    assert confusable_names(recognizer, players, probes, cache=cache) == first  # probed anew

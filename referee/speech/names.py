@@ -9,7 +9,11 @@ hint of how real ones will be heard: a pair found here is worth a warning, not a
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -19,6 +23,8 @@ from referee.speech.vocab import NUMBER_WORDS, ListenContext
 
 #: a few accents and speeds: enough to catch names that sound alike, quick at start-up
 PROBES: tuple[tuple[str, int], ...] = (("en-us", 160), ("en-gb", 190), ("en-gb-x-rp", 140))
+#: bumped when what the probes find may change for the same recognizer (drops old answers)
+CACHE_VERSION = 1
 
 
 def _spoken(name: str, voice: str, speed: int) -> np.ndarray:
@@ -27,9 +33,56 @@ def _spoken(name: str, voice: str, speed: int) -> np.ndarray:
 
 
 def confusable_names(
-    recognizer, players: Sequence[str], probes: Sequence[tuple[str, int]] = PROBES
+    recognizer,
+    players: Sequence[str],
+    probes: Sequence[tuple[str, int]] = PROBES,
+    cache: Path | None | str = "default",
 ) -> list[tuple[str, str]]:
-    """(said, heard) pairs of player names: ``said`` was heard as the other player ``heard``."""
+    """(said, heard) pairs of player names: ``said`` was heard as the other player ``heard``.
+
+    The answer for the same names, probes and recognizer is kept in ``cache`` (a JSON file;
+    by default ``names.json`` in the data folder; None: not kept) and read back next time:
+    the probes cost the referee's start-up 5-17 s (12 decodes), for a table that mostly
+    plays with the same names evening after evening."""
+    if cache == "default":
+        from referee.paths import data_dir
+
+        cache = data_dir() / "names.json"
+    cache = Path(cache) if cache is not None else None
+    key = _cache_key(recognizer, players, probes)
+    known = _read_cache(cache)
+    if key in known:
+        return [tuple(pair) for pair in known[key]]  # type: ignore[misc]
+    found = _probe(recognizer, players, probes)
+    if cache is not None:
+        known[key] = found
+        with contextlib.suppress(OSError):
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            spare = cache.with_suffix(".tmp")
+            spare.write_text(json.dumps(known, indent=0))
+            os.replace(spare, cache)
+    return found
+
+
+def _cache_key(recognizer, players: Sequence[str], probes: Sequence[tuple[str, int]]) -> str:
+    backend = getattr(recognizer, "backend", None)
+    who = f"{type(backend).__module__}.{type(backend).__qualname__}:{getattr(backend, 'name', '')}"
+    return json.dumps([CACHE_VERSION, who, list(players), [list(p) for p in probes]])
+
+
+def _read_cache(cache: Path | None) -> dict:
+    if cache is None or not cache.is_file():
+        return {}
+    try:
+        known = json.loads(cache.read_text())
+    except (OSError, ValueError):
+        return {}  # unreadable: probed again and written anew
+    return known if isinstance(known, dict) else {}
+
+
+def _probe(
+    recognizer, players: Sequence[str], probes: Sequence[tuple[str, int]]
+) -> list[tuple[str, str]]:
     saved = recognizer.context
     recognizer.set_context(ListenContext(players=tuple(players), intents=frozenset({"name"})))
     found: list[tuple[str, str]] = []
