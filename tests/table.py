@@ -600,12 +600,13 @@ class Table:
             step.outcome = "right" if undone else "wrong" if acts(lines) else "unheard"
         return True
 
-    def _move(self, move: Move) -> bool:
+    def _move(self, move: Move, tries: int = 4) -> bool:
         """Say ``move`` until the referee takes it rightly (True), undoing what it took
-        wrongly; False when the game has derailed."""
+        wrongly; False when it was not taken in ``tries`` (then ``derailed`` says why, unless
+        the caller may go on another way)."""
         expected = self.game.expect(move.event) if move.event else []
         self._undoer = move.who or self.game.players[0]
-        for attempt in range(1, 5):
+        for attempt in range(1, tries + 1):
             step = self._exchange(move, attempt)
             lines = said([r.line for r in step.replies])
             for _ in range(3):  # a call taken: its cards are being read; hear the verdict out
@@ -623,7 +624,14 @@ class Table:
                 return True
             if move.kind == "call" and [x["kind"] for x in taken] == ["who_called"]:
                 step.outcome = "asked"  # the name not heard: it is said again, alone
-                return self._move(Move(move.who, self._own_name(move), move.event, "call_name"))
+                name = Move(move.who, self._own_name(move), move.event, "call_name")
+                if self._move(name, tries=2):
+                    return True
+                if self.derailed.startswith("could not undo"):
+                    return False
+                self.derailed = ""  # undone (or still asking): the call again, whole
+                move = self._mended(move, [{"kind": "call", "caller": "someone else"}])
+                continue
             wrong = acts(lines)
             if wrong:
                 step.outcome = "wrong"
