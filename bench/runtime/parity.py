@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,9 +24,12 @@ import numpy as np
 
 from bench.vision.run import (
     HELD_OUT_ENGLISH,
+    HELD_OUT_FOREIGN,
     REAL,
     Score,
     _fit,
+    calibration_german,
+    calibration_synthetic,
     ensure_faces,
     real_sets,
     synth_scenes,
@@ -48,8 +52,14 @@ def _box(card):
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--synthetic", type=int, default=150, help="held-out scenes (as bench/vision)")
+    ap.add_argument(
+        "--imgsz", type=int, nargs="+", default=[512], help="the ONNX reader's input sizes"
+    )
+    ap.add_argument("--pairs", type=int, default=40, help="synthetic calibration pairs")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent)
     a = ap.parse_args(argv)
+    from functools import partial
+
     import cv2
 
     from referee.vision.ranker import RANKER_PT
@@ -58,26 +68,32 @@ def main(argv: list[str] | None = None) -> int:
     if not REAL.is_dir():
         print(f"parity: {REAL} not found", file=sys.stderr)
         return 2
-    ensure_faces(HELD_OUT_ENGLISH)
-    onnx, pt = CardReader(), CardReader(MODEL_PT, ranker=RANKER_PT)
+    ensure_faces(HELD_OUT_ENGLISH + [HELD_OUT_FOREIGN])
+    makers = {f"onnx {n}": partial(CardReader, imgsz=n) for n in a.imgsz}
+    makers["pt 512"] = partial(CardReader, MODEL_PT, ranker=RANKER_PT)  # as trained
+    readers = {k: make() for k, make in makers.items()}
     rows: dict[str, dict] = {}
     differ: list[str] = []
 
     def compare(row: str, items) -> None:
-        sa, sb, n = Score(), Score(), 0
+        scores = {k: Score() for k in readers}
+        apart = dict.fromkeys(readers, 0)
+        n = 0
         for name, img, truth in items:
-            ra, rb = onnx.read(img), pt.read(img)
-            sa.add(name, truth, [c.rank for c in ra.cards])
-            sb.add(name, truth, [c.rank for c in rb.cards])
-            if not same(ra, rb):
-                differ.append(f"{row}: {name}: onnx {ra.ranks} pt {rb.ranks}")
+            ref = readers["pt 512"].read(img)
+            for k, reader in readers.items():
+                got = ref if k == "pt 512" else reader.read(img)
+                scores[k].add(name, truth, [c.rank for c in got.cards])
+                if not same(got, ref):
+                    apart[k] += 1
+                    if k == f"onnx {a.imgsz[0]}":
+                        differ.append(f"{row}: {name}: {k} {got.ranks}, pt {ref.ranks}")
             n += 1
-        apart = sum(1 for d in differ if d.startswith(row + ":"))
-        rows[row] = {"onnx": sa.row(), "pt": sb.row(), "read_differently": apart, "images": n}
+        rows[row] = {k: sc.row() for k, sc in scores.items()}
+        rows[row]["images"], rows[row]["read_differently"] = n, apart
         print(row, rows[row], flush=True)
 
-    sets = real_sets()
-    for key, items in sorted(sets.items()):
+    for key, items in sorted(real_sets().items()):
         compare(key, ((p.name, _fit(cv2.imread(str(p))), t) for p, t in items))
     for label, cards in (("1-2 cards", (1, 2)), ("3-6 cards", (3, 6))):
         scenes = synth_scenes(HELD_OUT_ENGLISH, a.synthetic, 5 + cards[0], cards)
@@ -87,39 +103,64 @@ def main(argv: list[str] | None = None) -> int:
         scenes = synth_scenes([design], a.synthetic // 2, 21, (1, 4))
         compare(f"{design}, 1-4 cards",
                 ((f"scene{i}", img, t) for i, (img, t) in enumerate(scenes)))  # fmt: skip
+    titles = {"german": "German-index pairs, calibrated on its singles",
+              "synthetic": f"{HELD_OUT_FOREIGN} pairs, calibrated on 13 shots"}  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        for key, run in (("german", calibration_german), ("synthetic", calibration_synthetic)):
+            args = () if key == "german" else (a.pairs,)
+            for when in ("before", "after"):
+                rows[f"{titles[key]}: {when}"] = {}
+            for k, make in makers.items():
+                folder = Path(tmp) / k.replace(" ", "-") / key
+                folder.mkdir(parents=True)
+                got = run(make, folder, *args)
+                for when in ("before", "after"):
+                    rows[f"{titles[key]}: {when}"][k] = got[when]
+            print(key, rows[f"{titles[key]}: after"], flush=True)
     res = {
         "command": " ".join(["python -m bench.runtime.parity", *(argv or sys.argv[1:])]),
         "date": time.strftime("%Y-%m-%d"),
+        "readers": list(readers),
         "rows": rows,
         "read_differently": differ,
     }
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "parity.json").write_text(json.dumps(res, indent=1) + "\n")
+    write_md(res, a.out / "parity.md")
+    print((a.out / "parity.md").read_text())
+    return 0
+
+
+def write_md(res: dict, path: Path) -> None:
+    names = res["readers"]
     lines = [
         "# ONNX reader against the .pt pipeline",
         "",
         f"Run: `{res['command']}` on {res['date']}: every image of bench/vision's real and "
-        "held-out synthetic rows read by `CardReader()` (ONNX, onnxruntime) and by "
-        "`CardReader(models/corners.pt, ranker=models/ranks.pt)` (ultralytics, torch). "
-        "Cards right / photos exact / count right as in bench/vision; read differently = "
-        "other ranks or count, a box more than 2 px or a confidence more than 0.01 apart.",
+        "held-out synthetic rows, and its two deck calibrations, read by the runtime's "
+        "`CardReader(imgsz=N)` (`models/*.onnx` on onnxruntime, `onnx N`) and by "
+        "`CardReader(models/corners.pt, ranker=models/ranks.pt)` (ultralytics and torch at "
+        "512 px, as trained: `pt 512`). Each cell: cards right / photos exact / count right, "
+        "as in bench/vision. Read differently: images whose reading differs from the .pt "
+        "pipeline's (other ranks or count, a box more than 2 px or a confidence more than "
+        "0.01 apart); with deck calibration each reader makes its own profile.",
         "",
-        "| row | images | ONNX | .pt | read differently |",
-        "|---|---|---|---|---|",
+        "| row | images | " + " | ".join(names) + " | read differently |",
+        "|---" * (len(names) + 3) + "|",
     ]
 
     def cell(r: dict) -> str:
         return f"{r['cards_right']:.1%} / {r['photos_exact']:.1%} / {r['count_right']:.1%}"
 
-    for row, r in rows.items():
-        lines.append(
-            f"| {row} | {r['onnx']['photos']} | {cell(r['onnx'])} | {cell(r['pt'])} "
-            f"| {r['read_differently']} |"
-        )
-    lines += ["", *(f"- {d}" for d in differ), ""]
-    (a.out / "parity.md").write_text("\n".join(lines))
-    print("\n".join(lines))
-    return 0
+    for row, r in res["rows"].items():
+        apart = r.get("read_differently")
+        diff = ", ".join(f"{k}: {v}" for k, v in apart.items() if k != "pt 512") if apart else "-"
+        n = r.get("images", r[names[0]]["photos"])
+        lines.append(f"| {row} | {n} | " + " | ".join(cell(r[k]) for k in names) + f" | {diff} |")
+    if res["read_differently"]:
+        lines += ["", f"Read differently by `{names[0]}`:", ""]
+        lines += [f"- {d}" for d in res["read_differently"]]
+    path.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -132,10 +132,11 @@ class OnnxDetector:
         self.imgsz = imgsz
         shape = self.session.get_inputs()[0].shape
         self.fixed = isinstance(shape[2], int) and isinstance(shape[3], int)
+        if self.fixed:  # an export without dynamic axes takes its own square size only
+            self.imgsz = int(shape[2])
 
     def detect(self, image_bgr: np.ndarray, conf: float = 0.25, max_det: int = 100):
         """Corner indices in one BGR frame, highest score first."""
-        # an export without dynamic axes takes a square input
         x, hw = letterbox(image_bgr, self.imgsz, auto=not self.fixed)
         (pred,) = self.session.run(None, {self.input: x})
         boxes, scores, cls, kpts = decode(pred[0], conf, len(self.classes), max_det)
