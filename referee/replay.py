@@ -21,9 +21,9 @@ from referee import session as sessions
 from referee.errors import UserError
 from referee.game.announce import Announcement
 from referee.game.cards import parse_card
-from referee.game.engine import legal_ranks
 from referee.game.events import Close
 from referee.game.rules import PRESETS
+from referee.game.view import view
 from referee.session import Session
 from referee.store.journal import JournalError, checked_event
 
@@ -183,8 +183,7 @@ def run(args: argparse.Namespace) -> int:
             elif line.strip():
                 apply_line(session, number, line)
         _say(session.submit(Close()))
-        state = session.state
-        _emit({"state": state.to_dict(legal_ranks(state) if state.phase != "over" else ())})
+        _emit({"state": view(session.state)})
     except JournalError as err:
         raise UserError(str(err)) from None
     finally:

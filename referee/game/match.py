@@ -120,8 +120,7 @@ class Match:
             return [Announcement(f"{claimer}, turn the cards over.", "reveal_request")]
         if s.phase == "who_called":
             return [Announcement("Who called?", "who_called")]
-        due = engine.policies.due_phrase(engine.legal_ranks(s))
-        return [Announcement(f"{s.players[s.turn]}, {due}.", "turn")]
+        return [engine.prompt(s)]
 
     def query(self, command: str) -> list[Announcement]:
         """Answer "repeat", "score", "how many cards" or "whose turn"."""

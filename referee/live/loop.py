@@ -33,7 +33,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from referee.game import engine
 from referee.game.announce import Announcement
 from referee.game.engine import legal_ranks
 from referee.game.events import Tick as GameTick
@@ -357,10 +356,6 @@ class LiveReferee:
         reveal, the cards are not read again at once (they read the same): the table says
         true or lie."""
         state = self.session.state
-        said = [
-            engine.prompt(state) if a.kind == "turn" and state.phase in ("play", "pairs") else a
-            for a in said
-        ]
         self._reveal = None
         if state.phase == "reveal":
             attempt = self._reveal = _RevealAttempt(self._reveal_number(), looks=MAX_LOOKS)
