@@ -336,6 +336,8 @@ def test_listen_with_voices_says_who_spoke(recordings, tmp_path, capsys, monkeyp
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line["intent"]["type"] for line in lines] == ["claim", "call"]
     assert [line["speaker"] for line in lines] == ["Cara", "Ben"]
+    assert all(set(line) <= {"start", "end", "text", "intent", "confidence", "speaker"}
+               for line in lines)  # fmt: skip
     assert main([*args, "--voices", "nobody"]) == 2
     assert "no voice profile 'nobody'" in capsys.readouterr().err
 

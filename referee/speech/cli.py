@@ -4,8 +4,7 @@ referee listen --wav table.wav --players Alice,Ben,Cara --rank-due 7
 {"start": 0.52, "end": 1.14, "text": "two sevens", "intent": {"type": "claim", ...}}
 
 With ``--voices NAME`` (a profile from ``referee calibrate voices``) every object also says
-who spoke: ``"speaker": "Ben"`` (or null when the voice is not surely one player's) and
-``"speaker_score"``.
+who spoke: ``"speaker": "Ben"`` (or null when the voice is not surely one player's).
 """
 
 from __future__ import annotations

@@ -555,6 +555,7 @@ class VoicedRecognizer:
         self.recognizer = recognizer
         self.profile = profile
         self.tap = AudioTap(keep_s=keep_s)
+        encoder()  # loaded now (play builds this while it greets), not at the first call
 
     def __getattr__(self, name: str):
         return getattr(self.recognizer, name)

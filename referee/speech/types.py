@@ -62,7 +62,6 @@ class Heard:
             data["partial"] = True
         if self.speaker_score is not None:
             data["speaker"] = self.speaker
-            data["speaker_score"] = round(self.speaker_score, 3)
         return data
 
 
