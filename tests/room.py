@@ -266,18 +266,20 @@ class RoomRecorder:
                 self._blocks = [np.concatenate(self._blocks)]
             return self._blocks[0].copy() if self._blocks else np.zeros((0, 2), np.float32)
 
-    def level(self, seconds: float, channel: int = 1) -> float:
-        """RMS of the last ``seconds`` on ``channel`` (1: the referee's voice alone)."""
+    def tail(self, seconds: float, channel: int = 1) -> np.ndarray:
+        """The last ``seconds`` recorded on ``channel`` (1: the referee's voice alone)."""
         with self._lock:
-            tail, need = [], int(seconds * RATE)
+            parts, need = [], int(seconds * RATE)
             for block in reversed(self._blocks):
-                tail.append(block[-need:, channel])
-                need -= len(tail[-1])
+                parts.append(block[-need:, channel])
+                need -= len(parts[-1])
                 if need <= 0:
                     break
-        if not tail:
-            return 0.0
-        x = np.concatenate(tail)
+        return np.concatenate(parts[::-1]) if parts else np.zeros(0, np.float32)
+
+    def level(self, seconds: float, channel: int = 1) -> float:
+        """RMS of the last ``seconds`` on ``channel`` (1: the referee's voice alone)."""
+        x = self.tail(seconds, channel)
         return float(np.sqrt(np.mean(np.square(x, dtype=np.float64)))) if len(x) else 0.0
 
     def stop(self) -> np.ndarray:

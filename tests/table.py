@@ -4,7 +4,8 @@ Four players with their own voices (the neural piper voice "joe" at several spee
 pitches, and espeak-ng voices) hold real cards, lay them, claim, bluff, call ("Ben, cheat!",
 or a bare "Cheat!" answered after "Who called?"), and turn the cards over: each reveal is a
 rendered photo of the cards really laid, put where ``referee play --frames DIR`` looks. They
-speak once the referee has finished talking (or, with ``over=True``, over it), and behave as
+speak once the referee has finished talking (or, with ``over=S``, S seconds into its
+voice: over it, for tests of its echo handling), and behave as
 people do when it mishears: "undo" for anything it took wrongly, then the line again; the
 line again when it heard nothing.
 
@@ -20,6 +21,7 @@ import json
 import os
 import queue
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -521,10 +523,12 @@ class Table:
 
     def __init__(self, room: PulseRoom, game: TableGame, work: Path, *,
                  voices: dict[str, TableVoice] = VOICES, condition: str = "quiet",
-                 bed: np.ndarray | None = None, snr_db: float = 20.0, over: bool = False,
+                 bed: np.ndarray | None = None, snr_db: float = 20.0,
+                 over: float | None = None, heed: bool = True,
                  extra: tuple[str, ...] = (), log: Any = None,
                  code: Path | None = None) -> None:  # fmt: skip
         self.code = code
+        self.heed = heed  # call by seat when the referee warns a name may be misheard
         self.room, self.game, self.work, self.voices = room, game, work, voices
         self.condition, self.bed, self.snr_db, self.over = condition, bed, snr_db, over
         self.extra, self.log = extra, log
@@ -556,6 +560,8 @@ class Table:
                 pass
             if self.rec.level(QUIET_S) > 0.002:
                 voice_seen = True
+                if got and self.over is not None and self._voice_for(self.over):
+                    break  # speak over the referee, this far into its voice
                 continue
             since = time.monotonic() - last
             if got and (voice_seen or since > VOICE_WAIT_S):
@@ -563,6 +569,16 @@ class Table:
             if not got and since > timeout:
                 break
         return got
+
+    def _voice_for(self, seconds: float) -> bool:
+        """Whether the referee's voice has sounded all through the last ``seconds``
+        (espeak's pauses between words are shorter than 0.1 s)."""
+        steps = max(1, int(seconds / 0.1))
+        tail = self.rec.tail(seconds)
+        if len(tail) < int(seconds * RATE):
+            return False
+        parts = np.array_split(np.abs(tail), steps)
+        return all(float(p.max()) > 0.003 for p in parts)
 
     # --- saying ---------------------------------------------------------------------
 
@@ -606,6 +622,8 @@ class Table:
         the caller may go on another way)."""
         expected = self.game.expect(move.event) if move.event else []
         self._undoer = move.who or self.game.players[0]
+        if self.heed and move.who in self._warned() and move.kind in ("call", "name"):
+            move = self._heeded(move)
         for attempt in range(1, tries + 1):
             step = self._exchange(move, attempt)
             lines = said([r.line for r in step.replies])
@@ -648,6 +666,18 @@ class Table:
                     move = Move(move.who, "one " + move.text[2:], move.event, move.kind)
         self.derailed = f"{move.who}: {move.text!r} never taken"
         return False
+
+    def _warned(self) -> set[str]:
+        """The players the referee warned may be heard as another ("Dev may be heard as
+        Ben: ... "player four" instead"): the table heeds it, as people told so would."""
+        path = self.work / "referee.stderr"
+        text = path.read_text(errors="replace") if path.is_file() else ""
+        return {m.group(1) for m in re.finditer(r"warning: (\w+) may be heard as", text)}
+
+    def _heeded(self, move: Move) -> Move:
+        seat = self._seat_word(move.who)
+        text = f"cheat, player {seat}!" if move.kind == "call" else f"player {seat}."
+        return Move(move.who, text, move.event, move.kind)
 
     def _own_name(self, move: Move) -> str:
         """A caller's answer to "Who called?": their name, or their seat once their name
