@@ -361,3 +361,31 @@ def test_play_with_voices_credits_a_bare_call_to_its_voice(recordings, tmp_path,
     assert "who_called" not in kinds
     call = said[kinds.index("call")]
     assert (call["caller"], call["claimer"]) == ("Ben", "Alice")
+
+
+@needs_espeak
+def test_calibrate_voices_from_the_microphone_prompts_each_player(tmp_path, capsys, monkeypatch):
+    from referee.speech import audio as audio_module
+
+    answers = [np.concatenate([quiet(0.4), say(p, t), quiet(0.6)])
+               for p in ("Alice", "Ben") for t in (p, "cheat", "two aces")]  # fmt: skip
+
+    class FakeMic:  # each recording is the next answer, as said after its prompt
+        def __init__(self, device=None, seconds=None):
+            self.samples = answers.pop(0)
+
+        def __iter__(self):
+            return iter(ArraySource(self.samples))
+
+    monkeypatch.setattr(audio_module, "MicSource", FakeMic)
+    monkeypatch.setattr(audio_module, "list_input_devices", lambda: [(0, "fake mic")])
+    code = main(["calibrate", "voices", "--players", "Alice,Ben", "--silent",
+                 "--out", str(tmp_path / "p")])  # fmt: skip
+    assert code == 0 and answers == []
+    out = capsys.readouterr().out
+    assert out.index("Alice, say your name.") < out.index("Alice, say cheat.")
+    assert out.index("Alice, say a claim") < out.index("Ben, say your name.")
+    loaded = speakers.SpeakerProfile.load(tmp_path / "p")
+    assert [len(p.samples) for p in loaded.players] == [3, 3]
+    recorded = len(quiet(0.4)) + len(say("Alice", "Alice")) + len(quiet(0.6))
+    assert len(loaded.players[0].samples[0]) < recorded - 0.5 * SAMPLE_RATE  # the wait cut off
