@@ -24,7 +24,7 @@ from referee.game.announce import Announcement
 from referee.game.rules import PRESETS
 from referee.game.view import view
 from referee.live.events import Stop
-from referee.live.loading import Loading, loaded
+from referee.live.loading import Loading, begin, loaded
 from referee.session import Session
 
 
@@ -184,7 +184,6 @@ def make_eyes(args: argparse.Namespace) -> tuple[Any, Any]:
     if args.no_camera:
         return None, None
     from referee.live.camera import CameraError, ImageFeed, Webcam
-    from referee.vision import CardReader
 
     try:
         camera = ImageFeed.from_folder(args.frames) if args.frames else Webcam(args.camera)
@@ -196,7 +195,13 @@ def make_eyes(args: argparse.Namespace) -> tuple[Any, Any]:
         except CameraError as err:
             warn(f"{err} (Until it works, each called play is judged by a spoken true or "
                  "lie; --camera N picks another camera.)")  # fmt: skip
-    return camera, Loading(lambda: CardReader(deck=args.deck), "reader")
+    return camera, Loading(lambda: _card_reader(args.deck), "reader", start=False)
+
+
+def _card_reader(deck: str | None) -> Any:
+    from referee.vision import CardReader  # slow to import too: in the loading thread
+
+    return CardReader(deck=deck)
 
 
 def make_voice(args: argparse.Namespace, post: Callable[[Any], None]) -> Any:
@@ -296,8 +301,9 @@ def run(args: argparse.Namespace) -> int:
     audio = make_audio(args, on_level)
     session = open_session(args)
     voice = make_voice(args, lambda event: referee.post(event) if referee else None)
-    # the models load while the referee greets the table (the loop waits for them only
-    # once the greeting is said); the names check, slowest of all, after that
+    # the models load while the referee greets the table (begun once the greeting is on its
+    # way: their imports would slow it down; the loop waits for them only once it is said);
+    # the names check, slowest of all, after them
     voices = None
     if args.voices:  # a bare "Cheat!" is credited to its voice (Heard.speaker)
         from referee.speech.speakers import for_table, voiced
@@ -306,14 +312,23 @@ def run(args: argparse.Namespace) -> int:
     recognizer = Loading(
         lambda: make_recognizer(args) if voices is None else voiced(make_recognizer(args), voices),
         "recognizer",
+        start=False,
     )
     camera, reader = make_eyes(args)
-    if not args.audio:  # a real table: say which names the ears may mix up
-        check_names_later(recognizer, args, session.state.players)
+    printer, greeted = _printer(args.json), []
+
+    def on_say(announcement: Announcement, at: float) -> None:
+        printer(announcement, at)
+        if not greeted:  # the greeting is on its way: load what the game needs
+            greeted.append(True)
+            begin(recognizer, reader)
+            if not args.audio:  # a real table: say which names the ears may mix up
+                check_names_later(recognizer, args, session.state.players)
+
     window = None if args.no_window else Window()
     referee = LiveReferee(
         session, recognizer, audio, camera=camera, reader=reader, voice=voice,
-        window=window, keys=_keyboard() if args.keys else None, on_say=_printer(args.json),
+        window=window, keys=_keyboard() if args.keys else None, on_say=on_say,
         on_played=_played_printer() if args.json else None,
         follow_voice=not args.audio and not args.tts_out,  # the voice sounds where it listens
         live_audio=not args.audio or args.realtime,
