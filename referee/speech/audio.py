@@ -374,13 +374,14 @@ class MicSource:
         sd = _sounddevice()
         device = _pick_device(self.device)
         rate, channels = _input_format(sd, device)
-        blocks: queue.Queue[tuple[np.ndarray, float]] = queue.Queue()
+        blocks: queue.Queue[tuple[np.ndarray, float, bool]] = queue.Queue()
 
-        def callback(indata, _frames, when, _status) -> None:
+        def callback(indata, _frames, when, status) -> None:
             now = getattr(when, "currentTime", 0.0)  # and when the block was recorded:
             late = now - when.inputBufferAdcTime if now else 0.0
             recorded = time.monotonic() - max(0.0, late)
-            blocks.put((indata.mean(axis=1), recorded))  # mono (channels averaged), a copy
+            dropped = bool(getattr(status, "input_overflow", False))
+            blocks.put((indata.mean(axis=1), recorded, dropped))  # mono (channels averaged)
 
         try:
             stream = sd.InputStream(
@@ -404,7 +405,7 @@ class MicSource:
         try:
             while self.seconds is None or position < self.seconds * SAMPLE_RATE:
                 try:
-                    recorded, recorded_at = blocks.get(timeout=MIC_SILENT_S)
+                    recorded, recorded_at, dropped = blocks.get(timeout=MIC_SILENT_S)
                 except queue.Empty:
                     raise _user_error(
                         f"The microphone stopped delivering audio. {NO_MIC}"
@@ -412,7 +413,7 @@ class MicSource:
                 block = to_16k.push(recorded)
                 if clock is not None and self.clean is not None:
                     # the block's end was recorded then; the resampler's output ends there
-                    ends = clock.block(recorded_at, len(recorded)) + len(recorded) / rate
+                    ends = clock.block(recorded_at, len(recorded), dropped) + len(recorded) / rate
                     block = self.clean(block, ends - len(block) / SAMPLE_RATE)
                 if len(block):
                     yield Chunk(position / SAMPLE_RATE, block)

@@ -6,7 +6,7 @@ sample through one output stream and keeps them on a :class:`PlayedTape` (16 kHz
 ``time.monotonic()``), and the microphone's chunks come with the time of their first sample.
 
 * :func:`find_delay` finds where the tape is heard in the microphone (a phase-transform
-  cross-correlation), refreshed every second of the referee's speech;
+  cross-correlation), refreshed every half second of the referee's speech;
 * :class:`EchoCanceller` (pure: samples in, samples out) subtracts it with libspeexdsp's
   adaptive filter and residual echo suppressor, and measures what is left (ERLE, and the
   residual's level against the voice gate of the ears);
@@ -32,17 +32,20 @@ import numpy as np
 from referee.speech.types import SAMPLE_RATE
 
 FRAME = 320  # 20 ms, as the ears' own frames
-#: the adaptive filter's own frames (10 ms: it adapts twice as often, and learns a room in
-#: about half the time it takes with 20 ms)
-FILTER_FRAME = 160
-#: the adaptive filter's reach: how long the room rings after a sample is played
+#: the adaptive filter's own frames (20 ms; 10 ms left 5-10 dB more echo in the room)
+FILTER_FRAME = 320
+#: the adaptive filter's reach: how long the room rings after a sample is played. Short
+#: learns faster: on the PulseAudio room's recording 0.1 s left no echo-only frame above
+#: -51 dBFS, 0.15 s one, 0.2 s four; on synthetic echo with reflections up to 28 ms, 0.1 s
+#: judged itself not good enough over the first 8 s, 0.15 s did (ERLE 26 dB)
 TAIL_S = 0.15
 #: the far end is fetched this far ahead of the microphone's time, so a microphone stamped
 #: a little late (its latency under-reported) still hears the echo after the tape says it
 #: was played; the delay found includes it
 LEAD_S = 0.06
-#: the filter starts this many samples before the delay found (an estimate a little late)
-MARGIN = 80
+#: the filter starts this many samples before the delay found (an estimate a little late,
+#: a stream that skipped a little)
+MARGIN = 240
 MAX_DELAY_S = 1.0
 #: how much of the tape and microphone each delay estimate correlates
 DELAY_WINDOW_S = 2.0
@@ -107,15 +110,15 @@ def find_delay(
 
 
 class DelayTracker:
-    """Follows where the far end is heard: each second of far-end speech, a new estimate
+    """Follows where the far end is heard: each half second of far-end speech, a new estimate
     from the last ``DELAY_WINDOW_S``; a new delay is taken when two estimates in a row agree
-    (within 2 ms) and stand out (sharpness above ``min_sharpness``)."""
+    (within 2 samples) and stand out (sharpness above ``min_sharpness``)."""
 
     def __init__(
         self,
         max_lag: int = int(MAX_DELAY_S * SAMPLE_RATE),
         window: int = int(DELAY_WINDOW_S * SAMPLE_RATE),
-        every: int = SAMPLE_RATE,
+        every: int = SAMPLE_RATE // 2,
         min_sharpness: float = 8.0,
     ) -> None:
         self.max_lag, self.window, self.every = max_lag, window, every
@@ -126,6 +129,13 @@ class DelayTracker:
         self._far = np.zeros(0, np.float32)
         self._far_active = 0  # far-end samples that were speech since the last estimate
         self._candidate: int | None = None
+        self._hurry = False
+
+    def hurry(self) -> None:
+        """A stream skipped: estimate at the next chance, and take one sharp estimate
+        without waiting for a second to agree."""
+        self._hurry = True
+        self._far_active = self.every
 
     def push(self, mic: np.ndarray, far: np.ndarray) -> int | None:
         """Add a stretch of microphone and the far end for the same time; returns a newly
@@ -142,8 +152,8 @@ class DelayTracker:
         if self.sharpness < self.min_sharpness:
             self._candidate = None
             return None
-        agrees = self._candidate is not None and abs(lag - self._candidate) <= 32
-        self._candidate = lag
+        agrees = self._hurry or (self._candidate is not None and abs(lag - self._candidate) <= 2)
+        self._candidate, self._hurry = lag, False
         if agrees and lag != self.delay:
             self.delay = lag
             return lag
@@ -292,6 +302,7 @@ class EchoCanceller:
         self.linear_erle_db: float | None = None
         self.residual_db: float | None = None
         self.delays: list[int] = []  # every delay taken, in samples
+        self._heard_at: int | None = None  # the echo's lag the filter learned
 
     def process(self, mic: np.ndarray, far: np.ndarray) -> np.ndarray:
         if len(mic) != len(far):
@@ -300,12 +311,8 @@ class EchoCanceller:
         far = np.asarray(far, np.float32)
         if self.tracker is not None:
             found = self.tracker.push(mic, far)
-            reach = self.delay - MARGIN // 2, self.delay - MARGIN + self._filter.tail // 2
-            if found is not None and not reach[0] <= found <= reach[1]:
-                # the echo moved out of the filter's reach: align it again, and start over
-                self.delay = max(found, MARGIN)
-                self.delays.append(found)
-                self._filter.reset()
+            if found is not None:
+                self._follow(found)
         self._mic = np.concatenate([self._mic, mic])
         self._far = np.concatenate([self._far, far])
         out: list[np.ndarray] = []
@@ -320,6 +327,22 @@ class EchoCanceller:
             out.append(cleaned)
         self._far = self._far[-(len(self._mic) + self.max_lag + MARGIN) :]
         return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+    def _follow(self, found: int) -> None:
+        """The echo is now heard ``found`` samples after the far end. A small move (a
+        stream that skipped a little) is followed by moving the far end as much, so the
+        filter's taps stay right; one beyond its reach aligns it anew, and it starts over."""
+        reach = self.delay - MARGIN // 2, self.delay - MARGIN + self._filter.tail // 2
+        moved = found - (self._heard_at if self._heard_at is not None else found)
+        if abs(moved) < MARGIN // 2 and reach[0] <= found <= reach[1]:
+            if abs(moved) >= 2:
+                self.delay += moved
+                self.delays.append(found)
+        else:
+            self.delay = max(found, MARGIN)
+            self.delays.append(found)
+            self._filter.reset()
+        self._heard_at = found
 
     def _frame(self, mic: np.ndarray, far: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One 20 ms frame through the filter, in its own (shorter) frames: (cleaned, linear)."""
@@ -380,9 +403,14 @@ class EchoCanceller:
 # --- the tape and the stage ------------------------------------------------------------
 
 
-#: a stream's blocks are taken to follow one another without a gap unless the time
-#: reported for one is this far from where the last one ended (an underrun, an overflow)
-SLIP_S = 0.01
+#: a stream's blocks are taken to follow one another without a gap unless PortAudio says
+#: it skipped (an underrun, an overflow), or the time reported for one is this far from
+#: where the last one ended. Not less: the times reported drift from the sample count (a
+#: null sink's clock is not the computer's) and jump by some milliseconds now and then,
+#: while the output and the microphone of one sound card keep in step; following each
+#: report moved the echo under the filter, which then had to learn it again (the delay
+#: tracker follows what moves for real)
+SLIP_S = 0.5
 
 
 class StreamClock:
@@ -394,11 +422,14 @@ class StreamClock:
     def __init__(self, rate: int) -> None:
         self.rate = rate
         self._next: float | None = None
+        self.slips = 0
 
-    def block(self, reported: float, frames: int) -> float:
-        """The time of a block's first sample, given the time reported for it."""
+    def block(self, reported: float, frames: int, skipped: bool = False) -> float:
+        """The time of a block's first sample, given the time reported for it; ``skipped``:
+        the stream says it skipped just before (PortAudio's underflow or overflow flag)."""
         at = self._next
-        if at is None or abs(reported - at) > SLIP_S:
+        if at is None or skipped or abs(reported - at) > SLIP_S:
+            self.slips += at is not None
             at = reported
         self._next = at + frames / self.rate
         return at
@@ -416,10 +447,11 @@ class PlayedTape:
         self._clock = StreamClock(SAMPLE_RATE)
         self._end: int | None = None  # the time just after the last sample, in samples
 
-    def write(self, samples: np.ndarray, at: float) -> None:
-        """Add what sounds from monotonic time ``at`` on (16 kHz)."""
+    def write(self, samples: np.ndarray, at: float, skipped: bool = False) -> None:
+        """Add what sounds from monotonic time ``at`` on (16 kHz); ``skipped``: the output
+        stream ran dry just before (an underrun), so ``at`` is taken as it is."""
         with self._lock:
-            start = int(round(self._clock.block(at, len(samples)) * SAMPLE_RATE))
+            start = int(round(self._clock.block(at, len(samples), skipped) * SAMPLE_RATE))
             size = len(self._ring)
             if self._end is not None and self._end < start:  # skipped: silence there
                 gap = np.arange(self._end, min(start, self._end + size))
@@ -427,6 +459,11 @@ class PlayedTape:
             samples = np.asarray(samples, np.float32)[-size:]
             self._ring[np.arange(start, start + len(samples)) % size] = samples
             self._end = start + len(samples)
+
+    @property
+    def slips(self) -> int:
+        """How often the output stream skipped (an underrun) since the tape began."""
+        return self._clock.slips
 
     @property
     def end(self) -> float | None:
@@ -466,6 +503,7 @@ class EchoStage:
         self.on_problem = on_problem
         self.wait_s = wait_s
         self._told = False
+        self._slips = 0
         try:
             self.canceller = canceller or EchoCanceller()
         except RuntimeError as err:
@@ -485,6 +523,9 @@ class EchoStage:
         deadline = time.monotonic() + self.wait_s
         while (self.tape.end or need) < need and time.monotonic() < deadline:
             time.sleep(0.005)  # the output stream writes the tape a little ahead
+        if self.tape.slips != self._slips and canceller.tracker is not None:
+            self._slips = self.tape.slips
+            canceller.tracker.hurry()  # the output skipped: the echo moved
         cleaned = canceller.process(samples, self.tape.at(ahead, len(samples)))
         if canceller.well is False and (canceller.ever_well or canceller.verdicts >= TELL_AFTER):
             self._tell(self.why())
