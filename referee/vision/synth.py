@@ -702,6 +702,9 @@ class LaptopScene:
     held: bool
     others: list[str]
     camera: Webcam
+    #: the reveal's cards' height in pixels (their mean diagonal / the diagonal of a unit-high
+    #: card): how large the indices are
+    card_px: float = 0.0
 
 
 def make_laptop_scene(
@@ -863,7 +866,7 @@ def make_laptop_scene(
     out = _webcam(rng, img, still)
     if rng.random() < 0.5:
         out = _photometric_light(rng, out)
-    return out, labels, LaptopScene(reveal, held, sorted(others), cam)
+    return out, labels, LaptopScene(reveal, held, sorted(others), cam, card_h_px)
 
 
 def _outside(quad: np.ndarray, w: int, h: int) -> float:
