@@ -210,6 +210,7 @@ class TableGame:
     calls: int = 0
     _rng: random.Random = field(init=False)
     _caller: str | None = None
+    _before_call: State | None = None
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
@@ -234,6 +235,8 @@ class TableGame:
         """The referee got ``move`` right: the truth moves on."""
         assert move.event is not None
         outcome = apply(self.state, move.event)
+        if isinstance(move.event, Call):
+            self._before_call = self.state
         if isinstance(move.event, Claim):
             if any(a.kind == "claim" for a in outcome.said):
                 self.claims += 1
@@ -261,6 +264,11 @@ class TableGame:
         if s.callable and self._wants_call():
             return self._call()
         return self._claim()
+
+    def forget_call(self) -> None:
+        """A bare call the referee never took: back to play, as before the call."""
+        self.state = self._before_call
+        self._caller = None
 
     def verdict_move(self) -> Move:
         """The claimer answers "true or lie?" honestly."""
@@ -499,6 +507,7 @@ class GameResult:
     winner: str | None
     verdicts: list[tuple[dict, dict | None]]  # (expected, said)
     derailed: str = ""
+    given_up: list[str] = field(default_factory=list)
     launched: float = 0.0
     first_line_at: float | None = None
     first_voice_at: float | None = None
@@ -507,7 +516,7 @@ class GameResult:
 
     def to_dict(self) -> dict:
         return {
-            "condition": self.condition, "derailed": self.derailed,
+            "condition": self.condition, "derailed": self.derailed, "given_up": self.given_up,
             "expected_winner": self.expected_winner, "winner": self.winner,
             "launched": round(self.launched, 3),
             "first_line_at": self.first_line_at, "first_voice_at": self.first_voice_at,
@@ -535,6 +544,7 @@ class Table:
         self.steps: list[Step] = []
         self.verdicts: list[tuple[dict, dict | None]] = []
         self.derailed = ""
+        self.given_up: list[str] = []  # calls never taken, given up
 
     def _note(self, text: str) -> None:
         if self.log:
@@ -724,6 +734,22 @@ class Table:
         else:
             self.derailed = f"verdict {clean} instead of {verdict}"
 
+    def _give_up(self, move: Move) -> bool:
+        """A call never taken is given up, as a table would ("forget it"), and the game
+        goes on (True); the referee is first taken back if it was left asking who called.
+        Anything else, or a referee that cannot be taken back, ends the game (False)."""
+        if move.kind not in ("call", "bare_call", "name") or "could not undo" in self.derailed:
+            return False
+        last = said([r.line for r in self.steps[-1].replies]) if self.steps else []
+        asking = self.game.phase == "who_called" or any(x["kind"] == "who_called" for x in last)
+        if asking and not self._undo_all(1):
+            return False
+        self.given_up.append(self.derailed)
+        self.derailed = ""
+        if self.game.phase == "who_called":  # the truth forgets the call too
+            self.game.forget_call()
+        return True
+
     # --- the game -------------------------------------------------------------------
 
     def play(self, max_moves: int = 80, stop_when=None) -> GameResult:
@@ -746,7 +772,7 @@ class Table:
                 if move.kind in ("call", "bare_call"):
                     frames.show(reveal_photo(self.game.laid, seed=self.game.calls))
                 moves += 1
-                if not self._move(move):
+                if not self._move(move) and not self._give_up(move):
                     break
             self.referee.quit()
         finally:
@@ -766,6 +792,7 @@ class Table:
             winner=won[0] if won else None,
             verdicts=self.verdicts,
             derailed=self.derailed,
+            given_up=self.given_up,
             launched=self.referee.launched,
             first_line_at=self.referee.all[0].at if self.referee.all else None,
             first_voice_at=voice[0][0] if voice else None,

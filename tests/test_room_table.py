@@ -76,3 +76,16 @@ def test_words_and_the_referees_voice_are_found_in_a_recording():
     right[int(2.0 * RATE) : int(2.5 * RATE)] = 0.1  # two sentences, a short pause between
     right[int(2.7 * RATE) : int(3.2 * RATE)] = 0.1
     assert onsets(right) == [(2.0, 3.2)]
+
+
+def test_a_bare_call_never_taken_is_forgotten_by_the_truth_too():
+    game = TableGame(seed=0)
+    while (move := game.next_move()).kind != "bare_call":
+        game.accept(move)
+        if game.phase == "reveal":
+            game.accept(Move("", "", game.reveal(), "reveal"))
+    before = game.state
+    game.accept(move)
+    assert game.phase == "who_called" and game.next_move().kind == "name"
+    game.forget_call()
+    assert game.state is before and game.phase == "play"

@@ -91,6 +91,7 @@ def score(game: dict) -> dict:
                                                            for v in verdicts),
         "finished": game["winner"] is not None,
         "winner_right": game["winner"] is not None and game["winner"] == game["expected_winner"],
+        "calls_given_up": len(game.get("given_up", [])),
         "said_again": sum(s["attempt"] > 1 and s["kind"] != "undo" for s in steps),
         "undos_said": sum(s["kind"] == "undo" for s in steps),
         "start_line": _minus(game["first_line_at"], game["launched"]),
@@ -123,18 +124,22 @@ def report(scores: list[dict], meta: dict) -> str:
         "the referee as `referee play --mic pulse --json --no-window --keys --frames DIR` in "
         "a private PulseAudio room, its voice through aplay into the same room. Each move is "
         "scored on its first saying; a mishearing is undone and the line said again, as at a "
-        "real table. Latency: from the end of the words (found in the room's recording) to "
+        "real table; a call still not taken after four tries is given up and the game goes "
+        "on; a player the referee warns may be misheard calls by seat ('cheat, player four!'). "
+        "Latency: from the end of the words (found in the room's recording) to "
         "the referee's JSON line (decided) and to its voice starting (in the recording).", "",
         "| condition | seed | claims right 1st time | calls right 1st time (caller) | "
-        "verdicts right | winner right | lines said again | undos said | derailed |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "verdicts right | winner right | lines said again | undos said | calls given up | "
+        "derailed |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     for s in scores:
         lines.append(
             f"| {s['condition']} | {s['seed']} | {_pct(s['claims_right'], s['claims'])} | "
             f"{_pct(s['calls_right'], s['calls'])} | {_pct(s['verdicts_right'], s['verdicts'])}"
             f" | {'yes' if s['winner_right'] else 'no' if s['finished'] else 'unfinished'} | "
-            f"{s['said_again']} | {s['undos_said']} | {s['derailed'] or 'no'} |"
+            f"{s['said_again']} | {s['undos_said']} | {s['calls_given_up']} | "
+            f"{s['derailed'] or 'no'} |"
         )
     lines += [
         "", "Latency (seconds; p50 / p95 / max) and start-up (launch to first line, and to "
