@@ -6,6 +6,15 @@ nearly twice as fast as ultralytics' CPU default); with ``--device 0`` it uses t
 
     python -m referee.vision.synth .faces data/cards --train 8000 --val 500
     python -m referee.vision.train data/cards/data.yaml --imgsz 512 --hours 0.08 --device 0
+
+Fine-tuning ours for a laptop's view (half the scenes seen from its webcam, the other half
+looking down as before, so the top-down cases stay; adopt only if ``python -m bench.vision
+--model NEW.pt`` is as good on every row and better on the laptop rows):
+
+    python -m referee.vision.synth .faces data/laptop --train 9000 --val 400 --laptop 0.5
+    python -m referee.vision.train data/laptop/data.yaml --imgsz 512 --hours 0.1 --device 0
+        --batch 64 --workers 14 --init models/corners.pt --lr0 0.002 --out /tmp/corners.pt
+        (one command)
 """
 
 from __future__ import annotations

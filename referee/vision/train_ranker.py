@@ -88,13 +88,16 @@ def scene_crops(rng: random.Random, img, labels, corners) -> tuple[list, list]:
     return xs, ys
 
 
-def make_data(faces: Path, out: Path, scenes: int, val_scenes: int, seed: int = 0) -> None:
-    """Write shards ``out/{train,val}-NNN.npz`` (skipping the ones already there)."""
+def make_data(
+    faces: Path, out: Path, scenes: int, val_scenes: int, seed: int = 0, laptop: float = 0.0
+) -> None:
+    """Write shards ``out/{train,val}-NNN.npz`` (skipping the ones already there);
+    ``laptop``: the share of scenes seen from a laptop (:func:`synth.make_laptop_scene`)."""
     import torch
     from tqdm import tqdm
 
     from referee.vision.reader import CardReader
-    from referee.vision.synth import load_decks, make_scene
+    from referee.vision.synth import load_decks, make_laptop_scene, make_scene
 
     torch.set_num_threads(1)
     out.mkdir(parents=True, exist_ok=True)
@@ -117,7 +120,10 @@ def make_data(faces: Path, out: Path, scenes: int, val_scenes: int, seed: int = 
         xs, ys = [], []
         for _ in range(n):
             pool = val if split == "val" else (svg if rng.random() < 0.55 else own)
-            img, labels = make_scene(rng, [rng.choice(pool)])
+            if laptop and rng.random() < laptop:
+                img, labels, _ = make_laptop_scene(rng, [rng.choice(pool)])
+            else:
+                img, labels = make_scene(rng, [rng.choice(pool)])
             corners = reader.corners(img, conf=0.1)
             a, b = scene_crops(rng, img, labels, corners)
             xs += a
@@ -270,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--scenes", type=int, default=4000)
     d.add_argument("--val-scenes", type=int, default=400)
     d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--laptop", type=float, default=0.0, help="share of laptop-view scenes")
     f = sub.add_parser("fit", help="train the classifier on the crops")
     f.add_argument("data", type=Path)
     f.add_argument("--epochs", type=int, default=14)
@@ -281,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--init", type=Path, help="start from these weights (fine-tune)")
     a = ap.parse_args(argv)
     if a.step == "data":
-        make_data(a.faces, a.out, a.scenes, a.val_scenes, a.seed)
+        make_data(a.faces, a.out, a.scenes, a.val_scenes, a.seed, a.laptop)
     else:
         r = fit(a.data, a.out, a.epochs, a.batch, a.lr, a.threads, a.width, init=a.init)
         print(json.dumps({k: v for k, v in r.items() if k != "history"}))
