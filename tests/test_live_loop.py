@@ -138,13 +138,14 @@ def test_the_ears_go_on_while_the_eyes_read_and_a_call_meanwhile_is_not_lost(tmp
     referee.run()
     session.close()
     ((read_from, read_to),) = reader.reads
-    fed = [wall for wall, _ in referee.recognizer.fed]
-    during = [w for w in fed if read_from <= w <= read_to]
-    assert len(during) > 50  # about 100 chunks of 20 ms
-    gaps = np.diff([read_from, *during, read_to])
-    # chunks 20 ms apart all through the read (a reader holding the ears up would show one
-    # 2 s gap); one scheduler hiccup on a loaded machine is let through, up to half a second
-    assert sorted(gaps)[-2] < 0.1 and gaps.max() < 0.5, sorted(gaps)[-3:]
+    during = [(w, t) for w, t in referee.recognizer.fed if read_from <= w <= read_to]
+    # the handler took chunks all through the 2 s read (a reader holding the ears up would
+    # let none through): in audio time one after another, no gap over 0.1 s, over more
+    # than a second; in wall-clock time never stopped for long (the machine may be loaded)
+    times = [t for _, t in during]
+    assert len(during) > 50 and times[-1] - times[0] > 1.0
+    assert np.diff(times).max() <= 0.1
+    assert np.diff([read_from, *(w for w, _ in during), read_to]).max() < 1.0
     assert "Ben called first." in said  # Cara's call, heard while the cards were read
     assert said.index("Ben called first.") < next(
         i for i, x in enumerate(said) if "told the truth" in x
