@@ -249,3 +249,35 @@ def test_the_journal_holds_each_event_before_it_is_announced(tmp_path):
     referee.session.close()
     assert '"event":"claim"' in on_disk["claim"]
     assert '"event":"call"' in on_disk["call"]
+
+
+class CountingReader(SlowReader):
+    """A reader that, told the claim's count, refuses a read of another count (as
+    :meth:`referee.vision.reader.CardReader.read_stable` does); notes what it was told."""
+
+    def __init__(self, cards: list[Card]) -> None:
+        super().__init__(cards)
+        self.expected: list[int | None] = []
+
+    def read_stable(self, frames, expect: int | None = None):
+        self.expected.append(expect)
+        reveal = super().read_stable(frames)
+        if expect is not None and len(reveal.cards) != expect:
+            return Reveal(reveal.cards, readable=False, message="Spread the cards.")
+        return reveal
+
+
+def test_a_read_of_another_count_asks_to_spread_then_the_spread_cards_are_judged(tmp_path):
+    # Alice claims two aces and Ben calls; three cards are turned over. The first look is
+    # told the claim's count and asks to spread the cards (a thumb may cover one); the look
+    # after that judges what it reads: three cards for two is a lie
+    audio = table((7.0, 500, 0.5), (14.0, 300, 0.5), total=30.0)
+    reader = CountingReader([Card("A", "S"), Card("A", "H"), Card("A", "D")])
+    referee = referee_for(tmp_path, audio, reader)
+    referee.run()
+    referee.session.close()
+    said = texts(referee)
+    assert reader.expected == [2, None]
+    assert said.index("Spread the cards.") < next(i for i, x in enumerate(said) if "lied" in x)
+    assert referee.session.state.phase == "play"
+    assert referee.session.state.hands[0] > 17  # Alice picked up the pile

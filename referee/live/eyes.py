@@ -28,10 +28,24 @@ def frames_for(camera: Any, reveal: int) -> Any:
     return camera.frames(reveal=reveal) if takes_reveal else camera.frames()
 
 
-def read(camera: Any, reader: Any, reveal: int, asked_at: float) -> CardsRead:
-    """Read reveal ``reveal`` now (in the calling thread)."""
+def _takes_expect(reader: Any) -> bool:
     try:
-        return CardsRead(reveal, asked_at, reader.read_stable(frames_for(camera, reveal)))
+        return "expect" in inspect.signature(reader.read_stable).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def read(
+    camera: Any, reader: Any, reveal: int, asked_at: float, expect: int | None = None
+) -> CardsRead:
+    """Read reveal ``reveal`` now (in the calling thread); with ``expect`` (the claim's
+    count) a reader that can tells a count other than that as unreadable ("spread the
+    cards") instead of judging on what may be a partial read."""
+    frames = frames_for(camera, reveal)
+    try:
+        if expect is not None and _takes_expect(reader):
+            return CardsRead(reveal, asked_at, reader.read_stable(frames, expect=expect))
+        return CardsRead(reveal, asked_at, reader.read_stable(frames))
     except CameraError as err:
         return CardsRead(reveal, asked_at, error=str(err))
 
@@ -41,21 +55,22 @@ class Eyes:
 
     def __init__(self, camera: Any, reader: Any, post: Callable[[Any], None]) -> None:
         self.camera, self.reader, self.post = camera, reader, post
-        self._asked: queue.Queue[tuple[int, float] | None] = queue.Queue()
+        self._asked: queue.Queue[tuple[int, float, int | None] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
 
-    def look(self, reveal: int, asked_at: float) -> None:
-        """Read reveal ``reveal``; a :class:`CardsRead` is posted when done."""
+    def look(self, reveal: int, asked_at: float, expect: int | None = None) -> None:
+        """Read reveal ``reveal`` (of ``expect`` cards, when known); a :class:`CardsRead`
+        is posted when done."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._work, name="eyes", daemon=True)
             self._thread.start()
-        self._asked.put((reveal, asked_at))
+        self._asked.put((reveal, asked_at, expect))
 
     def _work(self) -> None:
         while (asked := self._asked.get()) is not None:
-            reveal, asked_at = asked
+            reveal, asked_at, expect = asked
             try:
-                seen = read(self.camera, self.reader, reveal, asked_at)
+                seen = read(self.camera, self.reader, reveal, asked_at, expect)
             except Exception as err:  # noqa: BLE001 - a broken reader must not stop the game
                 print(f"referee: the card reader failed: {err!r}", file=sys.stderr)
                 seen = CardsRead(reveal, asked_at, error="I could not read the cards. "

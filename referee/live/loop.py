@@ -417,7 +417,17 @@ class LiveReferee:
             return
         attempt.reading = t
         self._reads += 1
-        self._eyes.look(attempt.reveal, t)
+        self._eyes.look(attempt.reveal, t, self._expected_count(attempt))
+
+    def _expected_count(self, attempt: _RevealAttempt) -> int | None:
+        """The claim's count for the first look at a reveal: a read of another count (a
+        card covered by a thumb, the fan not yet spread) asks to spread the cards instead
+        of being judged. The last look is judged on what it reads, so a play of more or
+        fewer cards than claimed, shown spread, is still found a lie."""
+        state = self.session.state
+        if attempt.looks >= MAX_LOOKS or state.challenged is None:
+            return None
+        return state.pile[state.challenged].count
 
     def _on_cards(self, read: CardsRead) -> None:
         self._reads -= 1
