@@ -734,14 +734,22 @@ class Table:
         else:
             self.derailed = f"verdict {clean} instead of {verdict}"
 
+    def _last_said(self) -> str:
+        """The kind of the referee's latest line that moved the game (or asked)."""
+        moving = ("who_called", "call", "turn", "verdict", "claim", "ask_verdict", "win")
+        for step in reversed(self.steps):
+            for line in reversed(said([r.line for r in step.replies])):
+                if line["kind"] in moving:
+                    return line["kind"]
+        return ""
+
     def _give_up(self, move: Move) -> bool:
         """A call never taken is given up, as a table would ("forget it"), and the game
         goes on (True); the referee is first taken back if it was left asking who called.
         Anything else, or a referee that cannot be taken back, ends the game (False)."""
         if move.kind not in ("call", "bare_call", "name") or "could not undo" in self.derailed:
             return False
-        last = said([r.line for r in self.steps[-1].replies]) if self.steps else []
-        asking = self.game.phase == "who_called" or any(x["kind"] == "who_called" for x in last)
+        asking = self.game.phase == "who_called" or self._last_said() == "who_called"
         if asking and not self._undo_all(1):
             return False
         self.given_up.append(self.derailed)

@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import tempfile
@@ -171,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--code", type=Path, help="run the referee from this tree instead")
     parser.add_argument("--out", type=Path, default=HERE)
     args = parser.parse_args(argv)
+    # stopped with kill (SIGINT is ignored in a background job): the rooms and referees
+    # still end, as on Ctrl-C
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.path.insert(0, str(ROOT))
     conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
     unknown = [c for c in conditions if c not in CONDITIONS]
