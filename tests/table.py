@@ -450,8 +450,8 @@ class Referee:
 
     def __init__(self, room: PulseRoom, rec: RoomRecorder, work: Path, players: tuple[str, ...],
                  frames: Path, extra: tuple[str, ...] = (),
-                 code: Path | None = None) -> None:  # fmt: skip
-        env = {**room.env, "REFEREE_DATA_DIR": str(work / "data")}
+                 code: Path | None = None, data: Path | None = None) -> None:  # fmt: skip
+        env = {**room.env, "REFEREE_DATA_DIR": str(data or work / "data")}
         if code is not None:  # another tree of the project (e.g. an older commit)
             env["PYTHONPATH"] = str(code)
         env.pop("DISPLAY", None)
@@ -535,8 +535,9 @@ class Table:
                  bed: np.ndarray | None = None, snr_db: float = 20.0,
                  over: float | None = None, heed: bool = True,
                  extra: tuple[str, ...] = (), log: Any = None,
-                 code: Path | None = None) -> None:  # fmt: skip
+                 code: Path | None = None, data: Path | None = None) -> None:  # fmt: skip
         self.code = code
+        self.data = data  # the referee's data folder (default: a fresh one in ``work``)
         self.heed = heed  # call by seat when the referee warns a name may be misheard
         self.room, self.game, self.work, self.voices = room, game, work, voices
         self.condition, self.bed, self.snr_db, self.over = condition, bed, snr_db, over
@@ -766,7 +767,7 @@ class Table:
         self.rec = self.room.recorder()
         bed = Bed(self.room, self.bed, self.snr_db)  # a quiet room still has a noise floor
         self.referee = Referee(self.room, self.rec, self.work, self.game.players, frames.folder,
-                               self.extra, self.code)  # fmt: skip
+                               self.extra, self.code, self.data)  # fmt: skip
         try:
             opening = self._wait_quiet(90.0)
             self._note(f"opening: {[r.line.get('say') for r in opening]}")

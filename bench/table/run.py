@@ -33,7 +33,9 @@ CONDITIONS = {"quiet": ("quiet", 0.0), "noise 20 dB": ("noise", 20.0),
               "babble 15 dB": ("babble", 15.0)}  # fmt: skip
 
 
-def play_game(condition: str, seed: int, work: Path, code: Path | None, log) -> dict:
+def play_game(
+    condition: str, seed: int, work: Path, code: Path | None, log, data: Path | None = None
+) -> dict:
     from tests.room import PulseRoom
     from tests.table import Table, TableGame, background
 
@@ -42,7 +44,7 @@ def play_game(condition: str, seed: int, work: Path, code: Path | None, log) -> 
         game = TableGame(seed=seed)
         bed = background(kind, seconds=60.0, seed=seed)
         table = Table(room, game, work, condition=condition, bed=bed, snr_db=snr, log=log,
-                      code=code)  # fmt: skip
+                      code=code, data=data)  # fmt: skip
         result = table.play()
     np.save(work / "room.npy", result.recording.astype(np.float16))
     out = result.to_dict()
@@ -127,6 +129,8 @@ def report(scores: list[dict], meta: dict) -> str:
         "scored on its first saying; a mishearing is undone and the line said again, as at a "
         "real table; a call still not taken after four tries is given up and the game goes "
         "on; a player the referee warns may be misheard calls by seat ('cheat, player four!'). "
+        "The games share one data folder (one laptop, evening after evening): the names "
+        "check of the first game is read back by the others, unless --fresh. "
         "Latency: from the end of the words (found in the room's recording) to "
         "the referee's JSON line (decided) and to its voice starting (in the recording).", "",
         "| condition | seed | claims right 1st time | calls right 1st time (caller) | "
@@ -171,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default="0", help="games per condition, by deal seed")
     parser.add_argument("--code", type=Path, help="run the referee from this tree instead")
     parser.add_argument("--out", type=Path, default=HERE)
+    parser.add_argument("--fresh", action="store_true",
+                        help="a new data folder for every game (else the games share one, "
+                        "as one laptop does: the names check is kept from the first)")  # fmt: skip
     args = parser.parse_args(argv)
     # stopped with kill (SIGINT is ignored in a background job): the rooms and referees
     # still end, as on Ctrl-C
@@ -186,7 +193,10 @@ def main(argv: list[str] | None = None) -> int:
                             capture_output=True, text=True).stdout.strip()  # fmt: skip
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "referee"],
                            capture_output=True, text=True).stdout.strip()  # fmt: skip
-    code = str(args.code) if args.code else commit + (" with uncommitted changes" if dirty else "")
+    code = commit + (" with uncommitted changes" if dirty else "")
+    if args.code:  # a tree of its own: `git archive COMMIT | tar -x -C DIR` writes no COMMIT file
+        label = args.code / "COMMIT"
+        code = f"{args.code} ({label.read_text().strip() if label.is_file() else 'a tree'})"
     began = time.monotonic()
     load_before = os.getloadavg()[1]
     games, scores = [], []
@@ -196,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
             work = scratch / f"{condition.replace(' ', '-')}-{seed}"
             work.mkdir(parents=True)
             print(f"== {condition}, seed {seed} ({work})", flush=True)
-            game = play_game(condition, seed, work, args.code, sys.stdout)
+            data = None if args.fresh else scratch / "data"  # one laptop, game after game
+            game = play_game(condition, seed, work, args.code, sys.stdout, data)
             games.append(game)
             scores.append(score(game))
             print(json.dumps({k: v for k, v in scores[-1].items() if k != "latency"}), flush=True)
