@@ -58,9 +58,18 @@ CORE_FRAME = 320
 #: below this much voiced audio the whole stretch is used (too little to trim)
 CORE_MIN_S = 0.25
 
-#: defaults for identify(), chosen on synthetic players (bench/speech/voices.md)
-THRESHOLD = 0.16
-MARGIN = 0.13
+#: identify()'s least score and margin over the runner-up by the number of players at the
+#: table, chosen on synthetic tables of 4 and 8 (bench/speech/voices.md): the more voices,
+#: the nearer they lie, and the surer a match must be. Between the two, in proportion;
+#: fewer than 4 as 4, more than 8 as 8
+DECISION_BY_PLAYERS = {4: (0.04, 0.01), 8: (0.28, 0.16)}
+
+
+def decision_for(players: int) -> tuple[float, float]:
+    """(threshold, margin) for a table of ``players`` (see ``DECISION_BY_PLAYERS``)."""
+    (lo, (t0, m0)), (hi, (t1, m1)) = sorted(DECISION_BY_PLAYERS.items())
+    w = min(1.0, max(0.0, (players - lo) / (hi - lo)))
+    return round(t0 + w * (t1 - t0), 3), round(m0 + w * (m1 - m0), 3)
 
 
 class VoiceProfileError(Exception):
@@ -231,8 +240,9 @@ class SpeakerProfile:
 
     name: str
     players: list[Player]
-    threshold: float = THRESHOLD
-    margin: float = MARGIN
+    #: None: by the number of players (:func:`decision_for`)
+    threshold: float | None = None
+    margin: float | None = None
     created: str = ""
     source: str = ""
     version: int = PROFILE_VERSION
@@ -255,6 +265,15 @@ class SpeakerProfile:
         :func:`table_scores`."""
         return table_scores(np.stack([p.voiceprint for p in self.players]), voice)
 
+    @property
+    def decision(self) -> tuple[float, float]:
+        """(threshold, margin) in use: the profile's own, else by the table's size."""
+        auto = decision_for(len(self.players))
+        return (
+            auto[0] if self.threshold is None else self.threshold,
+            auto[1] if self.margin is None else self.margin,
+        )
+
     def decide(self, sims: np.ndarray) -> tuple[str | None, float]:
         """(player, score) from the similarities: None when the best is under ``threshold``
         or within ``margin`` of the runner-up."""
@@ -263,7 +282,8 @@ class SpeakerProfile:
         order = np.argsort(-sims)
         best = float(sims[order[0]])
         second = float(sims[order[1]]) if len(sims) > 1 else -1.0
-        if best < self.threshold or best - second < self.margin:
+        threshold, margin = self.decision
+        if best < threshold or best - second < margin:
             return None, best
         return self.players[order[0]].name, best
 
@@ -336,7 +356,8 @@ class SpeakerProfile:
             "created": self.created or time.strftime("%Y-%m-%dT%H:%M:%S"),
             "source": self.source,
             "method": "resemblyzer speaker embedding (models/voice_encoder.onnx) of each "
-            "sample's voiced core; voiceprint = normed mean; cosine similarity",
+            "sample's voiced core; voiceprint = normed mean; cosine centred on the table's "
+            "mean voiceprint; threshold and margin null: by the number of players",
             "threshold": self.threshold,
             "margin": self.margin,
             "players": players,
@@ -372,8 +393,8 @@ class SpeakerProfile:
             profile = cls(
                 str(data.get("name", path.parent.name)),
                 players,
-                threshold=float(data.get("threshold", THRESHOLD)),
-                margin=float(data.get("margin", MARGIN)),
+                threshold=_number(data.get("threshold")),
+                margin=_number(data.get("margin")),
                 created=str(data.get("created", "")),
                 source=str(data.get("source", "")),
                 version=version,
@@ -423,6 +444,10 @@ def for_table(name: str, players: Iterable[str], *, warn=None) -> SpeakerProfile
 def voiced(recognizer, profile: SpeakerProfile | None):
     """``recognizer`` saying each utterance's speaker, or as it is without a profile."""
     return recognizer if profile is None else VoicedRecognizer(recognizer, profile)
+
+
+def _number(value) -> float | None:
+    return None if value is None else float(value)
 
 
 def profiles_dir() -> Path:
