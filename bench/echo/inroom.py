@@ -43,9 +43,16 @@ def pacat(samples: np.ndarray, channel: int | None = 0) -> subprocess.Popen:
          f"--rate={SAMPLE_RATE}", "--channels=2", "--latency-msec=30"],
         stdin=subprocess.PIPE, stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    assert process.stdin is not None
-    process.stdin.write(stereo.tobytes())
-    process.stdin.close()
+
+    def feed() -> None:  # pacat takes it as fast as it plays: never hold up the trials
+        assert process.stdin is not None
+        try:
+            process.stdin.write(stereo.tobytes())
+            process.stdin.close()
+        except BrokenPipeError:
+            pass
+
+    threading.Thread(target=feed, daemon=True).start()
     return process
 
 

@@ -47,7 +47,7 @@ def plan(folder: Path, trials: int, noise_rms: float) -> dict:
         items.append({"line": str(path), "text": text, "caller": caller, "voice": voice,
                       "gain": gain, "into_s": round(float(rng.uniform(0.3, 1.5)), 2),
                       "length_s": 4.0})  # fmt: skip
-    seconds = 14.0 + sum(t["length_s"] + 0.2 for t in items)
+    seconds = 16.0 + sum(t["length_s"] + 1.0 for t in items)  # each waits for the voice
     return {"trials": items, "warmup_s": 10.0, "seconds": seconds, "noise_rms": noise_rms}
 
 
@@ -159,8 +159,8 @@ def main() -> int:
         c = r["canceller"]
         print(f"{name}: calls taken {r['calls_taken']}, echo alone taken {r['echo_alone_taken']}, "
               f"latency p95 {r['call_latency_p95_s']} s (alone {r['call_latency_alone_p95_s']} s), "
-              f"ERLE {c['erle_db']:.1f} dB (linear {c['linear_erle_db']:.1f}), "
-              f"residual {c['residual_db']:.1f} dB against the gate")  # fmt: skip
+              f"ERLE {c['erle_db']} dB (linear {c['linear_erle_db']}), "
+              f"residual {c['residual_db']} dB against the gate")  # fmt: skip
     return 0
 
 

@@ -149,9 +149,15 @@ def warn_about_names(recognizer: Any, players: Sequence[str]) -> None:
             warn(line)
 
 
-def make_audio(args: argparse.Namespace, on_level: Callable[[str], None] | None = None) -> Any:
+def make_audio(
+    args: argparse.Namespace,
+    on_level: Callable[[str], None] | None = None,
+    clean: Callable[[Any, float], Any] | None = None,
+) -> Any:
     """The microphone (its level watched: ``on_level`` hears when it goes silent or clips;
-    default :func:`referee.errors.warn`), or the ``--audio`` recording standing in for it."""
+    default :func:`referee.errors.warn`; ``clean`` takes the referee's own voice out of it,
+    see :class:`referee.speech.audio.MicSource`), or the ``--audio`` recording standing in
+    for it."""
     from referee.speech.audio import MicSource, WavSource
 
     if args.audio:
@@ -165,7 +171,7 @@ def make_audio(args: argparse.Namespace, on_level: Callable[[str], None] | None 
 
     if not list_input_devices():
         raise UserError("No microphone found. Plug one in or run `referee demo`.")
-    return watch_levels(MicSource(args.mic), on_level or warn)
+    return watch_levels(MicSource(args.mic, clean=clean), on_level or warn)
 
 
 def paced(source: Any) -> Any:
@@ -298,9 +304,13 @@ def run(args: argparse.Namespace) -> int:
         if referee is not None:
             referee.notice(message)
 
-    audio = make_audio(args, on_level)
+    echo: list[Any] = []  # the voice's echo stage, once there is a voice (before any sound)
+    audio = make_audio(args, on_level, clean=lambda s, at: echo[0](s, at) if echo else s)
     session = open_session(args)
     voice = make_voice(args, lambda event: referee.post(event) if referee else None)
+    stage = getattr(voice, "echo_stage", lambda _warn: None)(warn)  # None: nothing to cancel
+    if stage is not None:  # the ears may stay open while the referee speaks (barge-in)
+        echo.append(stage)
     # the models load while the referee greets the table (begun once the greeting is on its
     # way: their imports would slow it down; the loop waits for them only once it is said);
     # the names check, slowest of all, after them
