@@ -281,3 +281,18 @@ def test_a_read_of_another_count_asks_to_spread_then_the_spread_cards_are_judged
     assert said.index("Spread the cards.") < next(i for i, x in enumerate(said) if "lied" in x)
     assert referee.session.state.phase == "play"
     assert referee.session.state.hands[0] > 17  # Alice picked up the pile
+
+
+def test_a_sentence_begun_before_the_first_chunk_is_told_in_audio_time(tmp_path):
+    # the greeting starts before the microphone's first chunk says how audio time and the
+    # wall clock differ: its start is placed once that is known, not left on the wall clock
+    played: list[tuple[str, float | None, float]] = []
+    referee = referee_for(tmp_path, table((7.0, 500, 0.5), total=9.0),
+                          on_played=lambda a, s, e: played.append((a.text, s, e)))  # fmt: skip
+    referee.run()
+    referee.ears._audio_ahead.clear()
+    referee.handle(VoiceStarted(0, "Game 1.", at=5000.0))  # no chunk yet
+    referee.ears._audio_ahead.append(-4990.0)  # audio time is wall-clock time - 4990 s
+    referee.handle(VoicePlayed(0, "Game 1.", at=5001.5))
+    referee.session.close()
+    assert played[-1][1:] == (10.0, 11.5)

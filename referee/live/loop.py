@@ -254,7 +254,7 @@ class LiveReferee:
         elif isinstance(event, Key):
             self._on_key(event.line)
         elif isinstance(event, VoiceStarted):
-            self._started[event.index] = self.ears.to_audio(event.at)
+            self._started[event.index] = event.at  # wall clock: placed when told
             self.ears.voice_started(event.index, self.now)
         elif isinstance(event, VoicePlayed):
             self.ears.voice_played(event.index, event.at)
@@ -502,7 +502,11 @@ class LiveReferee:
     def _tell_played(self, index: int, ended: float) -> None:
         self._played = max(self._played, index + 1)
         if self.on_played and 0 <= index < len(self._spoken):
-            self.on_played(self._spoken[index], self._started.get(index), ended)
+            # placed in audio time only now: the greeting starts before the microphone's
+            # first chunk says how audio time and the wall clock differ
+            began = self._started.get(index)
+            started = None if began is None else min(self.ears.to_audio(began), ended)
+            self.on_played(self._spoken[index], started, ended)
 
     def notice(self, text: str) -> None:
         """Show ``text`` on the table's screen without saying it (a problem with the room,
