@@ -427,9 +427,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=None, help="corner detector (default: ours)")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent)
     a = ap.parse_args(argv)
-    import torch
+    try:  # a .pt given with --model runs on torch ([train]); the ONNX reader needs none
+        import torch
 
-    torch.set_num_threads(2)
+        torch.set_num_threads(2)
+    except ImportError:
+        pass
     from functools import partial
 
     from referee.vision.reader import DEFAULT_MODEL
