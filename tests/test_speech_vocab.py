@@ -128,3 +128,14 @@ def test_every_grammar_phrase_is_covered_and_chatter_is_not():
     assert covered("that's 2 aces", ctx)
     assert not covered("my sister, liar", ctx)
     assert not covered("and then Ben lied", ctx)
+
+
+def test_a_player_may_be_named_by_seat_where_names_are_mixed_up():
+    # the start-up check tells a table whose names the ears mix up to say "cheat, player
+    # four!" and to answer "Who called?" with "player four": both must be legal phrases
+    ctx = ListenContext(players=("Alice", "Ben", "Cara", "Dev"))
+    legal = phrases(ctx)
+    assert "player four" in legal and "cheat player four" in legal
+    assert "player five" not in legal  # no fifth seat
+    assert parse("player four", ctx.players) == Intent("name", name="Dev")
+    assert parse("cheat player four", ctx.players).caller == "Dev"

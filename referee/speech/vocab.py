@@ -146,6 +146,13 @@ def name_words(ctx: ListenContext) -> list[str]:
     return [normalize(p) for p in ctx.players if normalize(p)]
 
 
+def seat_words(ctx: ListenContext) -> list[str]:
+    """Seats as names ("player one", "player two"...): how the table names a player whose
+    name the ears mix up with another's (the start-up check says "cheat, player four!")."""
+    return [f"player {NUMBER_WORDS[n]}" for n in range(1, len(ctx.players) + 1)
+            if n in NUMBER_WORDS]  # fmt: skip
+
+
 def phrases(ctx: ListenContext) -> list[str]:
     """Every legal phrase, normalized; what a grammar-mode recognizer may output."""
     out: list[str] = []
@@ -153,7 +160,7 @@ def phrases(ctx: ListenContext) -> list[str]:
         out += claim_phrases(ctx)
     if "call" in ctx.intents:
         out += list(GRAMMAR_CALLS)
-        for name in name_words(ctx):
+        for name in name_words(ctx) + seat_words(ctx):
             out += [f"{name} {call}" for call in GRAMMAR_CALLS[:3]]
             out += [f"{call} {name}" for call in GRAMMAR_CALLS[:3]]
     if "pass" in ctx.intents:
@@ -161,7 +168,7 @@ def phrases(ctx: ListenContext) -> list[str]:
     if "command" in ctx.intents:
         out += command_phrases(ctx)
     if "name" in ctx.intents:
-        out += name_words(ctx)
+        out += name_words(ctx) + seat_words(ctx)
     if "count" in ctx.intents:
         out += count_words(ctx)
     if "verdict" in ctx.intents:
