@@ -18,21 +18,19 @@ from referee.live.camera import CameraError
 from referee.live.events import CardsRead
 
 
+def _takes(method: Any, name: str) -> bool:
+    """Whether ``method`` takes a keyword ``name`` (cameras and readers that don't are
+    called without it)."""
+    try:
+        return name in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def frames_for(camera: Any, reveal: int) -> Any:
     """The camera's frames for reveal number ``reveal`` (a feed of photos shows that
     reveal's photo, however often it is looked at; a webcam shows what is there now)."""
-    try:
-        takes_reveal = "reveal" in inspect.signature(camera.frames).parameters
-    except (TypeError, ValueError):
-        takes_reveal = False
-    return camera.frames(reveal=reveal) if takes_reveal else camera.frames()
-
-
-def _takes_expect(reader: Any) -> bool:
-    try:
-        return "expect" in inspect.signature(reader.read_stable).parameters
-    except (TypeError, ValueError):
-        return False
+    return camera.frames(reveal=reveal) if _takes(camera.frames, "reveal") else camera.frames()
 
 
 def read(
@@ -41,9 +39,9 @@ def read(
     """Read reveal ``reveal`` now (in the calling thread); with ``expect`` (the claim's
     count) a reader that can tells a count other than that as unreadable ("spread the
     cards") instead of judging on what may be a partial read."""
-    frames = frames_for(camera, reveal)
     try:
-        if expect is not None and _takes_expect(reader):
+        frames = frames_for(camera, reveal)
+        if expect is not None and _takes(reader.read_stable, "expect"):
             return CardsRead(reveal, asked_at, reader.read_stable(frames, expect=expect))
         return CardsRead(reveal, asked_at, reader.read_stable(frames))
     except CameraError as err:
