@@ -169,20 +169,19 @@ def _camera_shots(index: int, ranks=RANKS[:13]):
     """Ask for each rank in turn and take a still frame of it (voice via the screen)."""
     from referee.errors import UserError
     from referee.vision.camera import open_camera
-    from referee.vision.reader import StableVoter
+    from referee.vision.reader import STILL, thumbnail
 
     cap = open_camera(index)
     try:
         for rank in ranks:
             print(f"show one card of rank {rank} to the camera and hold it still ...", flush=True)
-            voter = StableVoter(votes=1, max_frames=150)
             prev = None
             for _ in range(150):
                 ok, frame = cap.read()
                 if not ok or frame is None:
                     raise UserError(f"camera {index} stopped giving pictures")
-                thumb = voter._thumb(frame)
-                if prev is not None and float(np.abs(thumb - prev).mean()) < voter.still:
+                thumb = thumbnail(frame)
+                if prev is not None and float(np.abs(thumb - prev).mean()) < STILL:
                     yield frame, rank
                     break
                 prev = thumb

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from referee.vision.reader import UNREADABLE, Reveal, SeenCard, StableVoter
+from referee.vision.reader import STILL, UNREADABLE, Reveal, SeenCard, thumbnail
 
 
 def _centre(c: SeenCard) -> tuple[float, float]:
@@ -182,15 +182,16 @@ class MergingVoter:
     merged count (and, with ``expect``, that count is the claim's) with every merged card
     sure (``min_conf``); after ``max_frames`` frames, the merge so far.
 
-    Same ``push(frame, read)`` / ``give_up()`` as :class:`StableVoter`, whose still test it
-    uses. ``read`` is the one-frame reader (``CardReader.read``).
+    Same ``push(frame, read)`` / ``give_up()`` and still test as
+    :class:`referee.vision.reader.StableVoter`. ``read`` is the one-frame reader
+    (``CardReader.read``).
     """
 
     def __init__(
         self,
         votes: int = 3,
         max_frames: int = 30,
-        still: float = 6.0,
+        still: float = STILL,
         *,
         expect: int | None = None,
         min_conf: float = 0.45,
@@ -198,7 +199,8 @@ class MergingVoter:
     ) -> None:
         self.votes, self.max_frames, self.expect = votes, max_frames, expect
         self.min_conf, self.support = min_conf, support
-        self._still = StableVoter(votes=votes, max_frames=max_frames, still=still)
+        self.still = still
+        self.prev: np.ndarray | None = None
         self.reads: list[list[SeenCard]] = []
         self.aside: list[list[SeenCard]] = []
         self.seen = 0
@@ -207,10 +209,9 @@ class MergingVoter:
         """Feed one frame; returns the answer, or None to keep looking."""
         self.seen += 1
         if frame is not None and getattr(frame, "size", 0) > 0:
-            thumb = StableVoter._thumb(frame)
-            prev = self._still.prev
-            self._still.prev = thumb
-            if prev is not None and float(np.abs(thumb - prev).mean()) <= self._still.still:
+            thumb = thumbnail(frame)
+            prev, self.prev = self.prev, thumb
+            if prev is not None and float(np.abs(thumb - prev).mean()) <= self.still:
                 reveal = read(frame)
                 self.reads.append(list(reveal.cards))
                 self.aside.append(list(getattr(reveal, "set_aside", [])))

@@ -19,6 +19,9 @@ DEFAULT_MODEL = MODELS_DIR / "corners.onnx"
 #: the trained weights ``corners.onnx`` is exported from (read with the ``[train]`` extra)
 MODEL_PT = MODELS_DIR / "corners.pt"
 UNREADABLE = "I can't read that, spread the cards"
+#: a frame is still when its thumbnail differs from the previous one's by at most this
+#: (mean absolute grey level)
+STILL = 6.0
 
 
 @dataclass(frozen=True)
@@ -204,7 +207,7 @@ class CardReader:
         *,
         votes: int = 3,
         max_frames: int = 30,
-        still: float = 6.0,
+        still: float = STILL,
         expect: int | None = None,
     ) -> Reveal:
         """Read a reveal from a stream of frames: wait until still, then merge the frames.
@@ -228,30 +231,32 @@ class CardReader:
         return voter.give_up()
 
 
-class StableVoter:
-    """Frame-by-frame voting used by :meth:`CardReader.read_stable` (reader injectable)."""
+def thumbnail(frame: np.ndarray) -> np.ndarray:
+    """The 160 px wide grey thumbnail (float32) that still frames are told by."""
+    import cv2
 
-    def __init__(self, votes: int = 3, max_frames: int = 30, still: float = 6.0) -> None:
+    g = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    h, w = g.shape[:2]
+    return cv2.resize(g, (160, max(1, round(160 * h / max(w, 1))))).astype(np.float32)
+
+
+class StableVoter:
+    """Frame-by-frame voting over whole frames, what :meth:`CardReader.read_stable` used
+    before :class:`referee.vision.merge.MergingVoter` (reader injectable)."""
+
+    def __init__(self, votes: int = 3, max_frames: int = 30, still: float = STILL) -> None:
         self.votes, self.max_frames, self.still = votes, max_frames, still
         self.prev: np.ndarray | None = None
         self.seen = 0
         self.tally: Counter = Counter()
         self.best: dict[tuple, Reveal] = {}
 
-    @staticmethod
-    def _thumb(frame: np.ndarray) -> np.ndarray:
-        import cv2
-
-        g = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        h, w = g.shape[:2]
-        return cv2.resize(g, (160, max(1, round(160 * h / max(w, 1))))).astype(np.float32)
-
     def push(self, frame: np.ndarray, read) -> Reveal | None:
         """Feed one frame; returns the agreed reveal, or None to keep going."""
         self.seen += 1
         if frame is None or getattr(frame, "size", 0) == 0:
             return self.give_up("the camera gave an empty frame") if self._over() else None
-        thumb = self._thumb(frame)
+        thumb = thumbnail(frame)
         moving = self.prev is None or float(np.abs(thumb - self.prev).mean()) > self.still
         self.prev = thumb
         if not moving:
