@@ -9,16 +9,15 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.calibration.deck import (
+from referee.calibration.deck import labelled_images, rank_from_label
+from referee.cli import main
+from referee.vision.deck import (
     PROFILE_VERSION,
     DeckProfile,
     ProfileError,
-    labelled_images,
     load_profile,
-    rank_from_label,
     read_profile,
 )
-from referee.cli import main
 from tests.vision_scenes import render_decks, scene
 
 GERMAN = {"J": "B", "Q": "D"}  # Bube, Dame
@@ -174,7 +173,7 @@ def test_calibrate_deck_errors(tmp_path, capsys):
 
 
 def test_profiles_live_in_the_data_dir(monkeypatch, tmp_path):
-    from referee.calibration.deck import profiles_dir
+    from referee.vision.deck import profiles_dir
 
     monkeypatch.delenv("REFEREE_DECK_DIR", raising=False)
     monkeypatch.setenv("REFEREE_DATA_DIR", str(tmp_path))

@@ -166,8 +166,9 @@ def build_deck_cache(n: int, seed: int, cache: Path) -> list:
 
     torch.set_num_threads(1)
     from bench.vision.run import visible_ranks
-    from referee.calibration.deck import calibrate, read_profile
+    from referee.calibration.deck import calibrate
     from referee.vision import synth
+    from referee.vision.deck import read_profile
     from referee.vision.reader import CardReader
 
     plain = CardReader(threads=1)

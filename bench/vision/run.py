@@ -215,7 +215,8 @@ def stable_delay(reader, scenes, fps: float = 15.0) -> dict:
 
 
 def calibration_german(reader_cls, tmp: Path) -> dict:
-    from referee.calibration.deck import calibrate, labelled_images, read_profile
+    from referee.calibration.deck import calibrate, labelled_images
+    from referee.vision.deck import read_profile
 
     singles = labelled_images(REAL / "german_index" / "singles", REAL / "labels.csv")
     pairs = real_sets()["german-index pairs"]
@@ -240,7 +241,8 @@ def calibration_german(reader_cls, tmp: Path) -> dict:
 
 
 def calibration_synthetic(reader_cls, tmp: Path, n_pairs: int) -> dict:
-    from referee.calibration.deck import calibrate, read_profile
+    from referee.calibration.deck import calibrate
+    from referee.vision.deck import read_profile
 
     name = HELD_OUT_FOREIGN
     rng = random.Random(11)

@@ -22,24 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.vision.deck import (  # noqa: F401 - the profile API, re-exported for callers
-    ANGLES,
-    CROP,
-    ENV_VAR,
-    PROFILE_VERSION,
-    RANKS,
-    V1_DEFAULTS,
-    V2_DEFAULTS,
-    DeckProfile,
-    ProfileError,
-    augmented,
-    describe,
-    index_crop,
-    load_profile,
-    profile_path,
-    profiles_dir,
-    read_profile,
-)
+from referee.vision.deck import RANKS, V2_DEFAULTS, DeckProfile, index_crop, profiles_dir
 from referee.vision.group import _sites
 
 # ------------------------------------------------------------------ calibrating
