@@ -742,10 +742,9 @@ def make_laptop_scene(
             rank = rng.choice(codes)[:-1] or "JK"
             same = [c for c in deck.codes if c[:-1] == rank] or codes
             codes = [rng.choice(same) for _ in range(n)]
-    faces = [cv2.imread(str(deck.path / f"{c}.jpg")) for c in codes]
-    faces = [f.astype(np.float32) for f in faces if f is not None]
-    codes = [c for c, f in zip(codes, [cv2.imread(str(deck.path / f"{c}.jpg")) for c in codes],
-                                 strict=True) if f is not None]  # fmt: skip
+    read = [(c, cv2.imread(str(deck.path / f"{c}.jpg"))) for c in codes]
+    codes = [c for c, f in read if f is not None]
+    faces = [f.astype(np.float32) for _, f in read if f is not None]
     aspect = faces[0].shape[1] / faces[0].shape[0]
     h_cm = CARD_CM * rng.uniform(0.95, 1.05)
     w_cm = h_cm * aspect
