@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from referee import intents
 from referee.errors import UserError
@@ -250,22 +251,23 @@ def _new_journal_path(started: str) -> Path:
     return path
 
 
-def _saved_journals() -> list[tuple[str, Path]]:
-    """(start, path) of every journal in the data folder, the latest first."""
-    from referee.paths import data_dir
+def _saved_journals() -> list[tuple[str, Path, dict[str, Any] | None]]:
+    """(start, path, header) of every journal in the data folder, the latest first (header
+    None: the first line is not a referee journal's)."""
+    from referee.paths import legacy_journal
 
-    root = data_dir()
-    paths = sorted((root / "journals").glob("*.jsonl")) if (root / "journals").is_dir() else []
-    if (root / "current-game.jsonl").is_file():
-        paths.append(root / "current-game.jsonl")
+    folder, legacy = journals_folder(), legacy_journal()
+    paths = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+    if legacy.is_file():
+        paths.append(legacy)
     found = []
     for path in paths:
         header = peek_header(path)
         started = header.get("started") if header else None
         if not isinstance(started, str):
             started = datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat()
-        found.append((started, path))
-    return sorted(found, reverse=True)
+        found.append((started, path, header))
+    return sorted(found, key=lambda item: item[:2], reverse=True)
 
 
 def saved(journal: Path | None = None, limit: int = 20) -> list[Saved]:
@@ -276,11 +278,13 @@ def saved(journal: Path | None = None, limit: int = 20) -> list[Saved]:
     else:
         kept = sorted(journal.parent.glob(f"{journal.stem}.*{journal.suffix or '.jsonl'}"))
         paths = [journal, *reversed(kept)] if journal.is_file() else list(reversed(kept))
-        found = [(str((peek_header(p) or {}).get("started", "")), p) for p in paths[:limit]]
+        found = []
+        for path in paths[:limit]:
+            header = peek_header(path)
+            found.append((str((header or {}).get("started", "")), path, header))
     listed = []
-    for started, path in found:
-        header = peek_header(path) or {}
-        players = tuple(header.get("players") or ())
+    for started, path, header in found:
+        players = tuple((header or {}).get("players") or ())
         try:
             match = resume(path).match
         except JournalError as err:
@@ -295,8 +299,7 @@ def _pick(wanted: list[str] | None, tell: Callable[[str], None]) -> tuple[Path, 
     """The latest unfinished match of the data folder (of ``wanted`` players, if named)."""
     journals = _saved_journals()
     fallback: tuple[Path, Contents, Resumed] | None = None
-    for _started, path in journals:
-        header = peek_header(path)
+    for _started, path, header in journals:
         if header is None or (wanted and list(header["players"]) != wanted):
             continue
         try:
