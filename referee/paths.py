@@ -49,8 +49,3 @@ def journal_env() -> Path | None:
 def legacy_journal() -> Path:
     """Where versions before one journal per match kept the running game."""
     return data_dir() / "current-game.jsonl"
-
-
-def default_journal() -> Path:
-    """``REFEREE_JOURNAL``, else the older single journal (kept for callers of old)."""
-    return journal_env() or legacy_journal()

@@ -177,12 +177,6 @@ def load(path: Path) -> Contents:
     return contents
 
 
-def read_journal(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], bool]:
-    """Header, entries and whether a broken last line was dropped."""
-    contents = load(path)
-    return contents.header, contents.entries, bool(contents.tail)
-
-
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
