@@ -377,7 +377,7 @@ class LiveReferee:
         self._announce(self._act(intent, t, heard=line), t)
         if self.stopped:
             return
-        if self.session.state.phase == "reveal" and not self.stopped:
+        if self.session.state.phase == "reveal":
             self._look(t)
 
     def _call_is_a_verdict(self) -> bool:
@@ -451,9 +451,7 @@ class LiveReferee:
             from referee.game.cards import Card
 
             cards = [Card(c.rank, c.suit) for c in reveal.cards]
-            self._announce(self.session.see(cards, t=t), t)
-            if self.session.state.phase != "reveal":
-                self._reveal = None
+            self._announce(self.session.see(cards, t=t), t)  # decided: _announce drops _reveal
         elif attempt.looks >= MAX_LOOKS:
             self._ask_verdict(attempt, f"{reveal.message} Or say true or lie.", t)
         else:
