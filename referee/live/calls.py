@@ -40,11 +40,6 @@ NAME_WAIT_S = 0.6
 NAME_WAIT_MAX_S = 2.5
 
 
-def speaker_of(heard: Heard) -> str | None:
-    """Who said ``heard``, when a voice profile told (interface 1: ``Heard.speaker``)."""
-    return getattr(heard, "speaker", None)
-
-
 class CallAssembler:
     """Heard in (early readings and finals, as :meth:`Recognizer.feed` gives them), what to
     act on out (see the module docstring)."""
@@ -81,7 +76,7 @@ class CallAssembler:
                 self.waiting = call  # still listening for the name
             else:
                 yield from self._act(call)  # anything else said comes after the call
-        speaker = speaker_of(heard)
+        speaker = heard.speaker  # a voice profile told who said it
         if self._bare(heard) and not heard.utterance.partial:
             if speaker is not None:
                 heard = replace(heard, intent=replace(heard.intent, caller=speaker))
