@@ -57,8 +57,12 @@ class Ears:
     #: is then heard (barge-in)
     echo_cancelled: Callable[[], bool] | None = None
 
+    def hears_over_voice(self) -> bool:
+        """Whether the ears stay open while the referee speaks (its echo cancelled)."""
+        return self.echo_cancelled is not None and self.echo_cancelled()
+
     def _shut(self, until: float) -> None:
-        if self.echo_cancelled is None or not self.echo_cancelled():
+        if not self.hears_over_voice():
             self.gate.mute(until)
 
     def cut(self, now: float) -> None:

@@ -333,7 +333,7 @@ class LiveReferee:
         stops what it was still saying, now out of date (the turn prompt); the call keeps
         its onset as its time."""
         voice, ears = self.voice, self.ears
-        if ears.echo_cancelled is None or not ears.echo_cancelled():
+        if not ears.hears_over_voice():
             return
         if ears.speaking_until > onset and hasattr(voice, "cancel_pending"):
             voice.cancel_pending()
