@@ -194,6 +194,9 @@ class LiveReferee:
         # referee.live.loading) is waited for only once it is said
         self._announce(self.session.opening())
         self._listen_for_now()
+        # what was loading is used itself from here on, not through its stand-in's lookups
+        # on every chunk
+        self.recognizer = self.ears.gate = loaded(self.recognizer)
         if hasattr(self.recognizer, "start"):
             self.recognizer.start()
         self.reader = loaded(self.reader)
