@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -36,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.paths import MODELS_DIR
+from referee.profiles import now, write_profile
 from referee.speech.audio import Chunk, read_wav, resample, write_wav
 from referee.speech.types import SAMPLE_RATE, Heard
 
@@ -254,7 +254,7 @@ class SpeakerProfile:
         for player, clips in samples.items():
             embs = [embed(c) for c in clips]
             players.append(Player(player, _unit(np.mean(embs, axis=0)), list(clips), embs))
-        return cls(name, players, source=source, created=time.strftime("%Y-%m-%dT%H:%M:%S"))
+        return cls(name, players, source=source, created=now())
 
     @property
     def names(self) -> list[str]:
@@ -349,12 +349,7 @@ class SpeakerProfile:
                 files.append(rel)
             players.append({"name": p.name, "voiceprint": [round(float(v), 6) for v in
                             p.voiceprint], "samples": files})  # fmt: skip
-        data = {
-            "version": self.version,
-            "kind": "referee voice profile",
-            "name": self.name,
-            "created": self.created or time.strftime("%Y-%m-%dT%H:%M:%S"),
-            "source": self.source,
+        fields = {
             "method": "resemblyzer speaker embedding (models/voice_encoder.onnx) of each "
             "sample's voiced core; voiceprint = normed mean; cosine centred on the table's "
             "mean voiceprint; threshold and margin null: by the number of players",
@@ -362,9 +357,7 @@ class SpeakerProfile:
             "margin": self.margin,
             "players": players,
         }
-        path = folder / "profile.json"
-        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-        return path
+        return write_profile(folder, "referee voice profile", self, fields)
 
     @classmethod
     def load(cls, name_or_path: str | Path) -> SpeakerProfile:

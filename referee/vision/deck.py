@@ -30,13 +30,13 @@ import json
 import os
 import re
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from referee.profiles import write_profile
 from referee.vision.group import Corner, _sites
 
 PROFILE_VERSION = 2
@@ -269,18 +269,7 @@ class DeckProfile:
             name = f"crops/{i:03d}_{rank}.png"
             cv2.imwrite(str(folder / name), crop)
             entries.append({"rank": rank, "crop": name})
-        data = {
-            "version": self.version,
-            "kind": "referee deck profile",
-            "name": self.name,
-            "created": self.created or time.strftime("%Y-%m-%dT%H:%M:%S"),
-            "source": self.source,
-            **fields,
-            "exemplars": entries,
-        }
-        path = folder / "profile.json"
-        path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-        return path
+        return write_profile(folder, "referee deck profile", self, {**fields, "exemplars": entries})
 
 
 class ProfileError(Exception):
