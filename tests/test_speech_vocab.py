@@ -139,3 +139,20 @@ def test_a_player_may_be_named_by_seat_where_names_are_mixed_up():
     assert "player five" not in legal  # no fifth seat
     assert parse("player four", ctx.players) == Intent("name", name="Dev")
     assert parse("cheat player four", ctx.players).caller == "Dev"
+
+
+def test_the_rank_due_said_alone_is_one_card_of_it():
+    # "a two" loses its "a" in the recognizer: "two" with twos due is one two, as "King."
+    # alone is one king; another number alone is still no claim, nor is it with ranks free
+    from referee.speech.vocab import PHASE_INTENTS, interpret
+
+    play = PHASE_INTENTS["play"]
+    twos = ListenContext.for_rank_due("2", PLAYERS, intents=play)
+    assert interpret("two", twos) == Intent("claim", count=1, rank="2")
+    assert interpret("Two.", twos) == Intent("claim", count=1, rank="2")
+    assert interpret("two twos", twos) == Intent("claim", count=2, rank="2")
+    assert interpret("three", twos) is None
+    assert "two" in phrases(twos)
+    assert interpret("two", ListenContext.for_rank_due(None, PLAYERS, intents=play)) is None
+    asking = ListenContext.for_rank_due("2", PLAYERS, intents=PHASE_INTENTS["who_called"])
+    assert interpret("two", asking) is None

@@ -115,7 +115,21 @@ def interpret(text: str, ctx: ListenContext) -> Intent | None:
     if not covered(text, ctx):
         return None
     intent = parse(text, ctx.players)
+    lone = lone_due_rank(ctx)
+    if intent.type == "count" and lone is not None and normalize(text) == rank_name(lone, 1):
+        intent = Intent("claim", count=1, rank=lone)
     return intent if admit(intent, ctx) else None
+
+
+def lone_due_rank(ctx: ListenContext) -> str | None:
+    """The rank due when it is the only one a claim may name and its word is also a count
+    ("two" when twos are due): then that word alone is a claim of one card of it, as "King."
+    alone is one king. The table says "a two" and recognizers drop the "a" (the room heard
+    "a two" as "two" four times running); "two twos" is how two of them are said."""
+    if "claim" not in ctx.intents or len(ctx.legal_ranks) != 1:
+        return None
+    rank = ctx.legal_ranks[0]
+    return rank if rank_name(rank, 1) in COUNT_WORDS else None
 
 
 def count_words(ctx: ListenContext) -> list[str]:
@@ -133,7 +147,7 @@ def claim_phrases(ctx: ListenContext) -> list[str]:
             out.append(f"{word} {rank_name(rank, n)}")
             if n == 1:
                 out.append(f"a{'n' if rank == 'A' else ''} {rank_name(rank, 1)}")
-                if rank_name(rank, 1) in LONE_RANKS:
+                if rank_name(rank, 1) in LONE_RANKS or rank == lone_due_rank(ctx):
                     out.append(rank_name(rank, 1))
     return out
 
