@@ -156,3 +156,15 @@ def test_the_rank_due_said_alone_is_one_card_of_it():
     assert interpret("two", ListenContext.for_rank_due(None, PLAYERS, intents=play)) is None
     asking = ListenContext.for_rank_due("2", PLAYERS, intents=PHASE_INTENTS["who_called"])
     assert interpret("two", asking) is None
+
+
+def test_a_claim_says_one_claim_and_nothing_more():
+    # the decoder recites its prompt's counts over babble: a run of counts is no claim
+    from referee.speech.vocab import PHASE_INTENTS, interpret
+
+    twos = ListenContext.for_rank_due("2", PLAYERS, intents=PHASE_INTENTS["play"])
+    for recited in ("one two three four", "three two three", "one two three"):
+        assert interpret(recited, twos) is None, recited
+    assert interpret("so one two", twos) == Intent("claim", count=1, rank="2")
+    assert interpret("that's two of twos", twos) == Intent("claim", count=2, rank="2")
+    assert interpret("Alice: two twos", twos) == Intent("claim", count=2, rank="2")

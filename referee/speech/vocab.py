@@ -118,7 +118,20 @@ def interpret(text: str, ctx: ListenContext) -> Intent | None:
     lone = lone_due_rank(ctx)
     if intent.type == "count" and lone is not None and normalize(text) == rank_name(lone, 1):
         intent = Intent("claim", count=1, rank=lone)
+    if intent.type == "claim" and not claim_shaped(text, ctx):
+        return None
     return intent if admit(intent, ctx) else None
+
+
+def claim_shaped(text: str, ctx: ListenContext) -> bool:
+    """Whether ``text`` says one claim and nothing more: a count and a rank ("two aces",
+    "that's two of aces", "Alice: two aces") or a rank alone, small words and names aside.
+    A run of counts around a rank ("one two three four", "three two three") is the decoder
+    reciting its prompt over babble, never a claim: 10 of the 32 claims an hour invented
+    from table chatter (bench/speech/chatter.md, 2026-12-02) were such runs."""
+    names = {w for name in name_words(ctx) for w in name.split()}
+    words = [w for w in normalize(text).split() if w not in FILLER_WORDS and w not in names]
+    return 1 <= len(words) <= 2
 
 
 def lone_due_rank(ctx: ListenContext) -> str | None:
