@@ -73,7 +73,10 @@ COMMAND_PHRASES: tuple[tuple[str, str], ...] = (
 PASS_PHRASES = ("pass", "passing", "i pass", "no play", "skip")
 HONEST_WORDS = frozenset({"honest", "truth", "true", "truthful"})
 LIE_WORDS = frozenset({"lie", "lied", "false", "fake"})
-_PLAYER_NUMBER = re.compile(r"\bplayer (\w+)\b")
+#: how recognizers write "player" before a seat's number ("Play for.", "Playa 4.", "Cheat!
+#: Play a four.": whisper on espeak-ng voices saying "player four")
+SEAT_WORDS = ("player", "playa", "play a", "play")
+_PLAYER_NUMBER = re.compile(rf"\b(?:{'|'.join(SEAT_WORDS)}) (\w+)\b")
 
 
 @dataclass(frozen=True)
@@ -138,9 +141,10 @@ def find_names(words: str, players: Sequence[str]) -> list[tuple[int, str]]:
             if tokens[i : i + len(key)] == key:
                 found.append((i, name))
     for match in _PLAYER_NUMBER.finditer(words):
-        number = COUNT_WORDS.get(match.group(1)) or (
-            int(match.group(1)) if match.group(1).isdigit() else None
-        )
+        word = match.group(1)
+        number = COUNT_WORDS.get(word) or COUNT_HOMOPHONES.get(word)
+        if number is None and word.isdigit():
+            number = int(word)
         if number and 1 <= number <= len(players):
             found.append((len(words[: match.start()].split()), players[number - 1]))
     return sorted(found)

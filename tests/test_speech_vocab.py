@@ -168,3 +168,17 @@ def test_a_claim_says_one_claim_and_nothing_more():
     assert interpret("so one two", twos) == Intent("claim", count=1, rank="2")
     assert interpret("that's two of twos", twos) == Intent("claim", count=2, rank="2")
     assert interpret("Alice: two twos", twos) == Intent("claim", count=2, rank="2")
+
+
+@pytest.mark.parametrize(
+    ("heard", "intent"),
+    [
+        ("Play for.", Intent("name", name="Dev")),
+        ("Playa 4.", Intent("name", name="Dev")),
+        ("Cheat! Play a four.", Intent("call", caller="Dev")),
+        ("Cheat! Playa four.", Intent("call", caller="Dev")),
+    ],
+)
+def test_a_seat_is_heard_however_the_recognizer_writes_player(heard, intent):
+    # whisper's writings of espeak-ng voices saying "player four" and "cheat, player four!"
+    assert parse(heard, ("Alice", "Ben", "Cara", "Dev")) == intent

@@ -24,6 +24,7 @@ from referee.intents import (
     LONE_RANKS,
     PASS_PHRASES,
     RANK_WORDS,
+    SEAT_WORDS,
     TARGET_MARKERS,
     Intent,
     normalize,
@@ -96,6 +97,7 @@ GAME_WORDS = frozenset(
     + [w for p in CALL_PHRASES for w in p.split()]
     + [w for p, _ in COMMAND_PHRASES for w in normalize(p).split()]
     + [w for p in PASS_PHRASES for w in p.split()]
+    + [w for p in SEAT_WORDS for w in p.split()]
 )  # fmt: skip
 
 
