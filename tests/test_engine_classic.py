@@ -107,6 +107,15 @@ def test_unnamed_call_asks_who_called_and_takes_the_next_name():
     assert s.state.phase == "reveal"
 
 
+def test_a_bare_call_again_while_asking_who_called_is_asked_again():
+    s = session()
+    s.hear("two aces")
+    assert texts(s.hear("cheat")) == ["Who called?"]
+    assert texts(s.hear("cheat")) == ["Who called?"]  # not "Someone called first."
+    assert s.state.phase == "who_called"
+    assert kinds(s.hear("cheat, Cara")) == ["call"]  # named at last: the answer
+
+
 def test_first_caller_wins_and_later_calls_are_told_so():
     s = session()
     s.hear("two aces")

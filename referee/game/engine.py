@@ -236,9 +236,10 @@ def _say_if_impossible(s: State, e: Claim, say: Say) -> None:
 
 
 def _call(s: State, e: Call, say: Say) -> None:
-    if s.phase in ("reveal", "who_called") and s.challenged is not None:
-        first = s.name(s.caller) or "Someone"
-        raise Rejected(f"{first} called first.")
+    if s.phase == "who_called" and s.challenged is not None:
+        raise Rejected("Who called?")  # the call again, its name unheard: still asking
+    if s.phase == "reveal" and s.challenged is not None:
+        raise Rejected(f"{s.name(s.caller)} called first.")
     _expect(s, "play")
     if not s.callable:
         raise Rejected("There is no claim to call.")
