@@ -79,7 +79,8 @@ def test_zero_is_a_number_and_two_names_are_nobody():
         ("four", "four tens", True),  # ...or becomes the count of a claim
         ("zero", "liar", False),  # but never a call
         ("four", "two tens", False),
-        ("two aces", "two sevens", True),  # a claim stays a claim
+        ("two aces", "two sevens", False),  # a claim stays a claim of the rank heard
+        ("to sevens", "two sevens", True),
         ("two aces", "cheat", False),
         ("Ben teet", "Ben, cheat!", True),  # a name stays the caller of a call
         ("Ben teet", "cheat, Alice!", False),  # ...the same caller

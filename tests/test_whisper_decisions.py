@@ -88,6 +88,7 @@ def test_a_legal_reading_is_kept_as_heard(backend):
         (Reading("what's next all", -0.5), Reading("what's the score", -1.8), "much less likely"),
         (Reading("good", -1.1), Reading("ben", -1.2), "spelled nothing alike: another word"),
         (Reading("stop", -2.4), Reading("two sevens", -0.7), "the free reading was noise"),
+        (Reading("two aces", -0.3), Reading("two sevens", -0.2), "a rank heard stays"),
     ],
 )
 def test_a_forced_reading_is_refused(backend, free, forced, why):

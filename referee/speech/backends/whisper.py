@@ -67,7 +67,11 @@ def compatible(free: Intent, forced: Intent) -> bool:
     that meant nothing may become anything legal, but a number clearly heard ("zero",
     "ten") stays a number or the count of a claim, a name stays a name or becomes the
     caller of a call ("Ben teet": "Ben, cheat!", never "cheat, Alice!"), and a claim stays
-    a claim."""
+    a claim of the rank heard: a clear "two sevens" with eights due is not mended into
+    "two eights" (in the room, a claim heard late, after the turn had passed, became the next
+    player's that way)."""
+    if free.type == "claim" and forced.type == "claim":
+        return forced.rank == free.rank
     if free.type == "unknown" or forced.type == free.type:
         return True
     if free.type == "name":
