@@ -178,6 +178,7 @@ def test_a_claim_says_one_claim_and_nothing_more():
         ("Playa 4.", Intent("name", name="Dev")),
         ("Cheat! Play a four.", Intent("call", caller="Dev")),
         ("Cheat! Playa four.", Intent("call", caller="Dev")),
+        ("Cheat! Play your four.", Intent("call", caller="Dev")),
     ],
 )
 def test_a_seat_is_heard_however_the_recognizer_writes_player(heard, intent):
