@@ -365,13 +365,31 @@ class WhisperBackend:
         def said(name: str) -> str:
             return " ".join([*words[:at], normalize(name), *words[at + len(key) :]])
 
-        return said(max(self.ctx.players, key=lambda name: self._score(encoded, said(name))))
+        phrases = [said(name) for name in self.ctx.players]
+        scores = self._scores(encoded, phrases)
+        return phrases[scores.index(max(scores))]
 
-    def _score(self, encoded, phrase: str) -> float:
-        """The decoder's log-probability of ``phrase`` (as written) on ``encoded``."""
-        ids = self.hf.encode(" " + phrase, add_special_tokens=False).ids
-        rows = self._log_probs(encoded, ids)
-        return float(sum(rows[i, t] for i, t in enumerate(ids)))
+    def _scores(self, encoded, phrases: list[str]) -> list[float]:
+        """The decoder's log-probability of each phrase (as written) on ``encoded``: one
+        batched decoder pass (four players: 105 ms against 141 ms one by one, loaded cores)."""
+        import ctranslate2
+
+        ids = [self.hf.encode(" " + p, add_special_tokens=False).ids for p in phrases]
+        batch = np.repeat(np.asarray(encoded), len(ids), axis=0)
+        results = self.model.generate(
+            ctranslate2.StorageView.from_array(np.ascontiguousarray(batch)),
+            [self.prompt_ids + tokens for tokens in ids],
+            beam_size=1,
+            max_length=len(self.prompt_ids) + max(map(len, ids)),
+            return_logits_vocab=True,
+            suppress_blank=False,
+            suppress_tokens=[],
+        )
+        scores = []
+        for result, tokens in zip(results, ids, strict=True):
+            rows = _log_softmax(result)
+            scores.append(float(sum(rows[i, t] for i, t in enumerate(tokens))))
+        return scores
 
 
 class ConstrainedWhisperBackend(WhisperBackend):
