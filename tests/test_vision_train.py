@@ -69,6 +69,43 @@ def test_a_detector_trained_one_epoch_exports_and_reads_as_in_torch(dataset, mon
     assert isinstance(onnx_det.detect(img, conf=0.0), list)
 
 
+@pytest.mark.slow  # two epochs of YOLOv8n-pose at 128 px: ~40 s on 2 cores
+def test_a_fine_tune_starts_from_the_weights_it_is_given(dataset, monkeypatch):
+    """``--init`` loads its weights: ultralytics 8.4 drops a loaded checkpoint's weights when
+    ``pretrained`` is False, so a fine-tune once trained from scratch. With a learning rate
+    of zero the tuned network's convolutions are the ones it started from."""
+    import torch
+
+    from referee.vision.train import train
+
+    root, yaml = dataset
+    monkeypatch.setenv("REFEREE_YOLO_CONFIG_DIR", str(root / "yolo-config"))
+    kw = dict(imgsz=IMGSZ, epochs=1, batch=4, workers=0, project=root / "runs")
+    first, init, tuned = root / "first.pt", root / "init.pt", root / "tuned.pt"
+    train(yaml, name="first", out=first, **kw)
+
+    def convs(net):
+        return [m.weight for m in net.modules() if isinstance(m, torch.nn.Conv2d)]
+
+    # one epoch of six scenes barely moves the seeded initial weights a scratch run also
+    # starts from: shift them so that only weights really loaded can match
+    ckpt = torch.load(first, map_location="cpu", weights_only=False)
+    torch.manual_seed(3)
+    for key in ("ema", "model"):
+        for w in convs(ckpt[key]) if ckpt.get(key) is not None else []:
+            w.data += 0.05 * torch.randn_like(w)
+    torch.save(ckpt, init)
+    train(yaml, name="tuned", out=tuned, init=init, lr0=0.0, **kw)
+
+    def conv(path):
+        ckpt = torch.load(path, map_location="cpu", weights_only=False)
+        return [w.float() for w in convs(ckpt.get("ema") or ckpt["model"])]
+
+    a, b = conv(init), conv(tuned)
+    assert len(a) == len(b) > 10
+    assert all(torch.allclose(x, y, atol=1e-3) for x, y in zip(a, b, strict=True))
+
+
 @pytest.mark.slow  # imports torch and its ONNX exporter: ~10-30 s on these cores
 def test_a_rank_classifier_exports_with_its_settings(tmp_path):
     import torch

@@ -81,7 +81,9 @@ def train(
         project=str(project),
         name=name,
         exist_ok=True,
-        pretrained=False,
+        # ultralytics 8.4 drops a loaded checkpoint's weights when pretrained is False
+        # (Model.train: weights = None if pretrained is False), so --init trained from scratch
+        pretrained=init is not None,
         plots=False,
         fliplr=0.0,  # mirrored glyphs are not card glyphs
         flipud=0.0,
@@ -101,7 +103,10 @@ def train(
     if hours:
         kwargs["time"] = hours
     if init is not None:
-        kwargs.update(warmup_epochs=0.3, lr0=lr0, optimizer="SGD", close_mosaic=1)
+        # ultralytics warms the biases up from 0.1 (50x a fine-tune's rate): they start at lr0
+        kwargs.update(
+            warmup_epochs=0.3, warmup_bias_lr=lr0, lr0=lr0, optimizer="SGD", close_mosaic=1
+        )
     if resume:
         model.train(resume=True)
     else:
