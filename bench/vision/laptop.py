@@ -79,12 +79,13 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", type=int, default=100, help="scenes per row")
+    ap.add_argument("--model", type=Path, default=None, help="corner detector (default: ours)")
     a = ap.parse_args(argv)
     from bench.vision.run import HELD_OUT_ENGLISH, ensure_faces
     from referee.vision.reader import CardReader
 
     ensure_faces(HELD_OUT_ENGLISH)
-    res = rows(CardReader(), a.n, HELD_OUT_ENGLISH)
+    res = rows(CardReader(a.model), a.n, HELD_OUT_ENGLISH)
     for k in ("plain", "claimed"):
         for label, row in res[k].items():
             print(k, label, row)

@@ -418,6 +418,9 @@ def write_md(res: dict, path: Path) -> None:
     if res.get("misses"):
         lines += ["## Misses on English-index real photos", ""]
         lines += [f"- {m}" for m in res["misses"]] + [""]
+    notes = Path(__file__).parent / "finetune.md"  # fine-tunes tried, written by hand
+    if notes.exists():
+        lines += [notes.read_text().rstrip(), ""]
     path.write_text("\n".join(lines))
 
 
