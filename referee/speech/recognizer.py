@@ -33,7 +33,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from referee.intents import Intent
+from referee.intents import COUNT_WORDS, Intent
 from referee.speech import backends
 from referee.speech.audio import Chunk
 from referee.speech.profile import DEFAULT, MicProfile
@@ -235,6 +235,9 @@ class Recognizer:
         intent = self.interpret(hypothesis.text)
         if intent is None or (partial and intent.type not in EARLY_TYPES):
             return None
+        if partial and intent.type == "claim" and hypothesis.text in COUNT_WORDS:
+            return None  # "four" with fours due may be the start of "four fours": the final says
+
         utterance = Utterance(
             segment.start, segment.end, hypothesis.text, hypothesis.confidence, partial
         )
