@@ -91,15 +91,15 @@ def main() -> int:
     mic = MicSource("pulse", seconds=seconds, clean=hook)
     listening = threading.Thread(target=lambda: [None for _ in mic], daemon=True)
     listening.start()
+    bed = None
+    if plan.get("noise_rms"):  # the room is noisy before the referee first speaks, as rooms are
+        rng = np.random.default_rng(5)
+        bed = pacat(rng.normal(0, plan["noise_rms"], int(seconds * SAMPLE_RATE)), None)
     time.sleep(0.5)
     voice.say("Game one. Cara deals. Alice starts with aces, then kings, then queens.")
     for sentence in CONFIRMATION:
         voice.say(sentence)  # one confirmation more to learn the room from
     time.sleep(plan["warmup_s"])
-    bed = None
-    if plan.get("noise_rms"):
-        rng = np.random.default_rng(5)
-        bed = pacat(rng.normal(0, plan["noise_rms"], int(seconds * SAMPLE_RATE)), None)
     trials = []
     for trial in plan["trials"]:
         first = len(voice.said)

@@ -51,12 +51,17 @@ def plan(folder: Path, trials: int, noise_rms: float) -> dict:
     return {"trials": items, "warmup_s": 10.0, "seconds": seconds, "noise_rms": noise_rms}
 
 
-def run_condition(trials: int, noise_rms: float) -> dict:
+def run_condition(trials: int, noise_rms: float, keep: Path | None = None) -> dict:
+    """One room; ``keep``: a folder to leave the recordings in (raw, far end, cleaned, the
+    trials' times) for :mod:`bench.echo.offline` to clean again and read per trial."""
     sys.path.insert(0, str(ROOT))
     from tests.room import PulseRoom
 
     with tempfile.TemporaryDirectory() as tmp, PulseRoom() as room:
         folder = Path(tmp)
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            folder = keep
         (folder / "plan.json").write_text(json.dumps(plan(folder, trials, noise_rms)))
         subprocess.run(
             [sys.executable, "-m", "bench.echo.inroom", str(folder), str(folder / "plan.json")],
@@ -147,11 +152,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=20, help="trials per condition")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "echo" / "results.json")
+    parser.add_argument("--keep", type=Path, help="leave each room's recordings in KEEP/<room>")
     args = parser.parse_args()
+
+    def keep(name: str) -> Path | None:
+        return None if args.keep is None else args.keep / name
+
     results = {
         "command": f"python -m bench.echo.run --trials {args.trials}",
-        "quiet": run_condition(args.trials, 0.0),
-        "noise_20db": run_condition(args.trials, 0.005),
+        "quiet": run_condition(args.trials, 0.0, keep("quiet")),
+        "noise_20db": run_condition(args.trials, 0.005, keep("noise_20db")),
     }
     args.out.write_text(json.dumps(results, indent=1) + "\n")
     for name in ("quiet", "noise_20db"):

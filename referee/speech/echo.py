@@ -47,6 +47,14 @@ LEAD_S = 0.06
 #: a stream that skipped a little)
 MARGIN = 240
 MAX_DELAY_S = 1.0
+#: how deep the residual echo suppressor cuts where it hears the echo alone, and while
+#: someone talks over the referee (dB). -40 and -13 (a third, speex's habit) cut a player's
+#: "cheat!" under the referee's words into what whisper read as "three" (2 of 16 calls in
+#: the bench's 20 dB room); -15 and -5 lost none there but let a sentence's first frames
+#: through in a quiet room whose echo was poorly learned (a false "Alice"); -25 and -5 took
+#: nothing from the echo alone in either recording (bench/echo/offline.py, README there)
+SUPPRESS_DB = -25
+SUPPRESS_ACTIVE_DB = -5
 #: how much of the tape and microphone each delay estimate correlates
 DELAY_WINDOW_S = 2.0
 #: the far end counts as speaking in a frame this loud (dBFS)
@@ -202,9 +210,11 @@ class _SpeexFilter:
     """libspeexdsp's multi-delay adaptive filter, then its preprocessor as a residual echo
     suppressor only (its noise suppression left at 1 dB, no gain control)."""
 
-    def __init__(self, lib: ctypes.CDLL, frame: int, tail: int, rate: int, suppress_db: int):
+    def __init__(
+        self, lib: ctypes.CDLL, frame: int, tail: int, rate: int, suppress_db: int, active_db: int
+    ):
         self.lib, self.frame, self.tail, self.rate = lib, frame, tail, rate
-        self.suppress_db = suppress_db
+        self.suppress_db, self.active_db = suppress_db, active_db
         self._open()
 
     def _open(self) -> None:
@@ -219,7 +229,7 @@ class _SpeexFilter:
             (_PRE_SET_AGC, 0),
             (_PRE_SET_DEREVERB, 0),
             (_PRE_SET_ECHO_SUPPRESS, self.suppress_db),
-            (_PRE_SET_ECHO_SUPPRESS_ACTIVE, self.suppress_db // 3),
+            (_PRE_SET_ECHO_SUPPRESS_ACTIVE, self.active_db),
         ):
             lib.speex_preprocess_ctl(self.pre, request, ctypes.byref(ctypes.c_int(value)))
         lib.speex_preprocess_ctl(self.pre, _PRE_SET_ECHO_STATE, ctypes.c_void_p(self.echo))
@@ -274,7 +284,8 @@ class EchoCanceller:
         tail_s: float = TAIL_S,
         max_delay_s: float = MAX_DELAY_S,
         initial_delay_s: float = LEAD_S,
-        suppress_db: int = -40,
+        suppress_db: int = SUPPRESS_DB,
+        active_db: int = SUPPRESS_ACTIVE_DB,
         track_delay: bool = True,
     ) -> None:
         if rate != SAMPLE_RATE:
@@ -282,7 +293,9 @@ class EchoCanceller:
         lib = speexdsp()
         if lib is None:
             raise RuntimeError(NO_SPEEXDSP)
-        self._filter = _SpeexFilter(lib, FILTER_FRAME, int(tail_s * rate), rate, suppress_db)
+        self._filter = _SpeexFilter(
+            lib, FILTER_FRAME, int(tail_s * rate), rate, suppress_db, active_db
+        )
         self.max_lag = int(max_delay_s * rate)
         self.delay = int(initial_delay_s * rate)
         self.tracker = DelayTracker(self.max_lag) if track_delay else None
