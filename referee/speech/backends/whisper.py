@@ -196,16 +196,29 @@ class WhisperBackend:
     def _log_probs(self, encoded, tokens: list[int]) -> np.ndarray:
         """Log-probabilities of the next token at each point of ``tokens`` and after it: one
         decoder pass, ``tokens`` forced, shape ``(len(tokens) + 1, vocabulary)``."""
-        result = self.model.generate(
+        return self._log_probs_of(encoded, [tokens])[0]
+
+    def _log_probs_of(self, encoded, paths: list[list[int]]) -> list[np.ndarray]:
+        """:meth:`_log_probs` of each of ``paths``, in one batched decoder pass (the encoding
+        repeated once per path: four names took 105 ms against 141 ms one by one)."""
+        import ctranslate2
+
+        if len(paths) > 1:
+            batch = np.repeat(np.asarray(encoded), len(paths), axis=0)
+            encoded = ctranslate2.StorageView.from_array(np.ascontiguousarray(batch))
+        results = self.model.generate(
             encoded,
-            [self.prompt_ids + tokens],
+            [self.prompt_ids + tokens for tokens in paths],
             beam_size=1,
-            max_length=len(self.prompt_ids) + len(tokens),
+            max_length=len(self.prompt_ids) + max(map(len, paths)),
             return_logits_vocab=True,
             suppress_blank=False,
             suppress_tokens=[],
-        )[0]
-        return _log_softmax(result)[: len(tokens) + 1]
+        )
+        return [
+            _log_softmax(result)[: len(tokens) + 1]
+            for result, tokens in zip(results, paths, strict=True)
+        ]
 
     def _forced(self, encoded, free=None) -> tuple[str, float]:
         """The legal phrase the decoder finds likeliest, walking the grammar greedily, and
@@ -377,26 +390,12 @@ class WhisperBackend:
         return phrases[scores.index(best)]
 
     def _scores(self, encoded, phrases: list[str]) -> list[float]:
-        """The decoder's log-probability of each phrase (as written) on ``encoded``: one
-        batched decoder pass (four players: 105 ms against 141 ms one by one, loaded cores)."""
-        import ctranslate2
-
-        ids = [self.hf.encode(" " + p, add_special_tokens=False).ids for p in phrases]
-        batch = np.repeat(np.asarray(encoded), len(ids), axis=0)
-        results = self.model.generate(
-            ctranslate2.StorageView.from_array(np.ascontiguousarray(batch)),
-            [self.prompt_ids + tokens for tokens in ids],
-            beam_size=1,
-            max_length=len(self.prompt_ids) + max(map(len, ids)),
-            return_logits_vocab=True,
-            suppress_blank=False,
-            suppress_tokens=[],
-        )
-        scores = []
-        for result, tokens in zip(results, ids, strict=True):
-            rows = _log_softmax(result)
-            scores.append(float(sum(rows[i, t] for i, t in enumerate(tokens))))
-        return scores
+        """The decoder's log-probability of each phrase (as written) on ``encoded``."""
+        paths = [self.hf.encode(" " + p, add_special_tokens=False).ids for p in phrases]
+        rows = self._log_probs_of(encoded, paths)
+        return [
+            float(sum(r[i, t] for i, t in enumerate(p))) for r, p in zip(rows, paths, strict=True)
+        ]
 
 
 class ConstrainedWhisperBackend(WhisperBackend):
