@@ -237,7 +237,6 @@ class Recognizer:
             return None
         if partial and intent.type == "claim" and hypothesis.text in COUNT_WORDS:
             return None  # "four" with fours due may be the start of "four fours": the final says
-
         utterance = Utterance(
             segment.start, segment.end, hypothesis.text, hypothesis.confidence, partial
         )
