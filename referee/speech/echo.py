@@ -52,9 +52,12 @@ MAX_DELAY_S = 1.0
 #: "cheat!" under the referee's words into what whisper read as "three" (2 of 16 calls in
 #: the bench's 20 dB room); -15 and -5 lost none there but let a sentence's first frames
 #: through in a quiet room whose echo was poorly learned (a false "Alice"); -25 and -5 took
-#: nothing from the echo alone in either recording (bench/echo/offline.py, README there)
-SUPPRESS_DB = -25
-SUPPRESS_ACTIVE_DB = -5
+#: nothing from the echo alone in either recording (bench/echo/offline.py, README there).
+#: Back at -40 / -13: in the 20 dB room game (bench/table, becf3c7) -25 / -5 let the
+#: referee's own "Ben, sixes." and "Cara, sevens." be taken as the claims "two sixes" and
+#: "two sevens" with nobody speaking (findings.md section 10)
+SUPPRESS_DB = -40
+SUPPRESS_ACTIVE_DB = -13
 #: how much of the tape and microphone each delay estimate correlates
 DELAY_WINDOW_S = 2.0
 #: the far end counts as speaking in a frame this loud (dBFS)
