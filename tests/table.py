@@ -418,8 +418,12 @@ ACTS = ("claim", "who_called", "call", "verdict", "pass")
 
 
 def acts(lines: list[dict]) -> int:
+    """How many game-changing events the referee's ``lines`` announce. After "Undone." the
+    referee restates where the game now stands ("Who called?" once the naming of a caller is
+    undone): that line is the old state said again, not a new event to undo."""
     lines = [x for x in lines if "say" in x]
-    n = sum(line.get("kind") in ACTS for line in lines)
+    restated = {i + 1 for i, line in enumerate(lines) if line.get("kind") == "undo"}
+    n = sum(line.get("kind") in ACTS and i not in restated for i, line in enumerate(lines))
     kinds = {line.get("kind") for line in lines}
     return n + (1 if "win" in kinds and "claim" not in kinds else 0)
 

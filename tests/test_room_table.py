@@ -54,6 +54,12 @@ def test_the_referee_lines_are_matched_and_its_acts_counted():
     wrong = [{**right[0], "count": 3, "say": "Alice: three aces."}]
     assert not matches(expected, wrong) and acts(wrong) == 1
     assert acts([{"say": "Undone.", "kind": "undo"}]) == 0
+    # a bare call, then its caller named: two events, each undone by one "undo"; after the
+    # second undo the referee asks again "Who called?", which is the old state restated
+    called = [{"say": "Who called?", "kind": "who_called"},
+              {"say": "Dev calls cheat on Alice.", "kind": "call", "caller": "Dev"}]  # fmt: skip
+    assert acts(called) == 2
+    assert acts([{"say": "Undone.", "kind": "undo"}, called[0]]) == 0
 
 
 def test_reveal_photos_are_read_as_the_cards_laid():
