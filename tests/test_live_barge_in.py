@@ -26,17 +26,62 @@ class CancellingVoice(FakeVoice):
 @pytest.mark.parametrize("cancelled", [True, False])
 def test_a_call_over_the_referees_voice_is_heard_when_its_echo_is_cancelled(tmp_path, cancelled):
     # the referee takes 2 s a sentence: "Alice: two aces." then "Ben, twos." (4 s); the
-    # "Cheat! ... Ben" (tones) comes 1 s into it
+    # "Cheat! ... Cara" (tones) comes 1 s into it
     claim_known = CLAIM_AT + CLAIM_S
     cheat_at = claim_known + 1.0
-    audio = table((CLAIM_AT, 500, CLAIM_S), (cheat_at, 300, 0.5), (cheat_at + 1.0, 700, 0.4))
+    audio = table((CLAIM_AT, 500, CLAIM_S), (cheat_at, 300, 0.5), (cheat_at + 1.0, 2300, 0.4))
     referee = referee_over(tmp_path, audio, follow_voice=True, seconds=2.0)
     voice = referee.voice = CancellingVoice(lambda: referee.now, 2.0, cancelled)
     referee.ears.echo_cancelled = lambda: voice.echo_cancelled  # as LiveReferee sets it up
     heard = calls(referee)
     if cancelled:
-        assert [h["intent"] for h in heard] == [{"type": "call", "caller": "Ben"}]
+        assert [h["intent"] for h in heard] == [{"type": "call", "caller": "Cara"}]
         assert heard[0]["start"] == pytest.approx(cheat_at, abs=0.05)
         assert len(voice.cancelled_at) == 1 and voice.cancelled_at[0] < claim_known + 4.0
     else:
         assert heard == [] and voice.cancelled_at == []
+
+
+def _over_voice(tmp_path, *events, total):
+    referee = referee_over(tmp_path, table(*events, total=total), follow_voice=True, seconds=2.0)
+    voice = referee.voice = CancellingVoice(lambda: referee.now, 2.0, True)
+    referee.ears.echo_cancelled = lambda: voice.echo_cancelled
+    referee.run()
+    referee.session.close()
+    taken = [h for h in referee.heard_log if "dropped" not in h]
+    dropped = [h for h in referee.heard_log if "dropped" in h]
+    return voice.said, taken, dropped
+
+
+def test_a_claim_heard_over_the_referees_voice_is_its_echo(tmp_path):
+    # what is left of the echo of "Alice: two aces. Ben, twos." reads "two twos", a legal
+    # claim for Ben: not taken; Ben's own "two twos" once the referee has finished is
+    claim_known = CLAIM_AT + CLAIM_S
+    said, taken, dropped = _over_voice(
+        tmp_path,
+        (CLAIM_AT, 500, CLAIM_S),
+        (claim_known + 0.6, 2700, 0.5),  # over "Alice: two aces."
+        (claim_known + 6.0, 2700, 0.5),  # Ben, once it is quiet
+        total=claim_known + 8.0,
+    )
+    assert [h["intent"]["type"] for h in dropped] == ["claim"]
+    assert dropped[0]["start"] == pytest.approx(claim_known + 0.6, abs=0.05)
+    assert [s for s in said if s.startswith("Ben: ")] == ["Ben: two twos."]
+
+
+def test_a_name_the_referee_is_saying_is_not_taken_as_a_callers(tmp_path):
+    # a bare "Cheat!" by someone over "Ben, twos.", and "Ben" heard as the referee says it:
+    # the call is not credited to Ben (who would pick up the pile for a wrong call)
+    claim_known = CLAIM_AT + CLAIM_S
+    said, taken, dropped = _over_voice(
+        tmp_path,
+        (CLAIM_AT, 500, CLAIM_S),
+        (claim_known + 2.2, 300, 0.4),  # "cheat" over "Ben, twos."
+        (claim_known + 2.9, 700, 0.3),  # "Ben", as the referee says it
+        total=claim_known + 6.0,
+    )
+    assert [h["intent"] for h in dropped] == [{"type": "name", "name": "Ben"}]
+    assert [h["intent"] for h in taken if h["intent"]["type"] == "call"] == [
+        {"type": "call", "caller": None}
+    ]
+    assert "Who called?" in said

@@ -20,7 +20,7 @@ TAIL = "<two aces, once its quiet tail is in>"  # the last word's end is below t
 #: the fake backend's language: a tone's pitch stands for a phrase
 WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely today",
          1100: "three kings", 1300: "alice cheat", 1500: CHATTER, 1700: GUESSED,
-         1900: MENDED, 2100: TAIL}  # fmt: skip
+         1900: MENDED, 2100: TAIL, 2300: "cara", 2700: "two twos"}  # fmt: skip
 
 
 class ToneBackend:

@@ -24,6 +24,12 @@ from typing import Any, Protocol
 ECHO_TAIL_S = 0.25
 MAX_OVERRUN_S = 10.0
 AHEAD_CHUNKS = 100
+#: with the ears open over the voice (its echo cancelled), words that begin while it sounds
+#: or this soon after are taken only as a call (:meth:`Ears.over_voice`): what is left of
+#: the echo of "Ben, sixes." was once heard as Ben's claim "two sixes" with nobody speaking
+OVER_VOICE_TAIL_S = 0.15
+#: sentences remembered for that
+SOUNDED_KEEP = 8
 
 
 class Gate(Protocol):
@@ -56,10 +62,23 @@ class Ears:
     #: (``Voice.echo_cancelled``) that they may stay open while it speaks: a call over it
     #: is then heard (barge-in)
     echo_cancelled: Callable[[], bool] | None = None
+    #: the sentences the voice sounded (audio time): [start, end or None while playing, text]
+    _sounded: deque[list[Any]] = field(default_factory=lambda: deque(maxlen=SOUNDED_KEEP))
 
     def hears_over_voice(self) -> bool:
         """Whether the ears stay open while the referee speaks (its echo cancelled)."""
         return self.echo_cancelled is not None and self.echo_cancelled()
+
+    def over_voice(self, t: float) -> str | None:
+        """What the referee's voice was saying at audio time ``t`` (or had just said, within
+        ``OVER_VOICE_TAIL_S``), while its ears were open over it; None when it was silent
+        then, or when its ears were shut (nothing was heard over it at all)."""
+        if not self.hears_over_voice():
+            return None
+        for start, end, text in reversed(self._sounded):
+            if start <= t and (end is None or t <= end + OVER_VOICE_TAIL_S):
+                return text
+        return None
 
     def _shut(self, until: float) -> None:
         if not self.hears_over_voice():
@@ -76,8 +95,11 @@ class Ears:
         """When something said at audio time ``t`` begins (after what is being said)."""
         return max(t, self.speaking_until)
 
-    def said(self, end: float, sentences: int) -> None:
-        """The referee queued ``sentences`` to say, estimated to end at audio time ``end``."""
+    def said(self, end: float, sentences: int, start: float | None = None, text: str = "") -> None:
+        """The referee queued ``sentences`` (``text``) to say from audio time ``start``,
+        estimated to end at ``end``."""
+        if not self._evented and start is not None and sentences:
+            self._sounded.append([start, end, text])  # a voice that posts events tells its own
         self.queued += sentences
         self.speaking_until = self.estimated_end = end
         self._shut(end)
@@ -106,16 +128,24 @@ class Ears:
         else:
             self._finished(voice.finished_at)
 
-    def voice_started(self, index: int, now: float) -> None:
-        """The voice began sentence ``index`` (an event; ``now`` audio time)."""
+    def voice_started(
+        self, index: int, now: float, text: str = "", at: float | None = None
+    ) -> None:
+        """The voice began sentence ``index`` (an event; ``now`` audio time, ``at`` the
+        wall-clock time it began, when told)."""
         self._evented = True
         self._playing = True
+        began = now if at is None else min(now, self.to_audio(at))
+        self._sounded.append([began, None, text])
         if self.follow_voice:
             self._keep_shut(now)
 
     def voice_played(self, index: int, at: float) -> None:
         """The voice finished sentence ``index`` at wall-clock time ``at`` (an event)."""
         self._evented = True
+        for sounded in self._sounded:
+            if sounded[1] is None:
+                sounded[1] = max(sounded[0], self.to_audio(at))
         if index + 1 >= self.queued:
             self._playing = False
             if self.follow_voice:
@@ -127,12 +157,18 @@ class Ears:
             self._keep_shut(now)
 
     def _keep_shut(self, now: float) -> None:
+        last = self._sounded[-1] if self._sounded else None
+        if last is not None and last[1] is not None and last[1] < now:
+            last[1] = now  # still speaking past the estimate
         until = now + ECHO_TAIL_S
         if self.speaking_until < until <= self.estimated_end + MAX_OVERRUN_S:
             self.speaking_until = until
             self._shut(until)
 
     def _finished(self, wall: float) -> None:
+        for sounded in self._sounded:
+            if sounded[1] is not None and sounded[0] <= self.to_audio(wall) < sounded[1]:
+                sounded[1] = self.to_audio(wall)  # it finished sooner than estimated
         finished = self.to_audio(wall) + ECHO_TAIL_S
         if finished < self.speaking_until:
             self.speaking_until = finished

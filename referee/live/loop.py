@@ -25,6 +25,7 @@ Other threads post with :meth:`LiveReferee.post` (thread-safe)::
 from __future__ import annotations
 
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -37,7 +38,7 @@ from referee.game.announce import Announcement
 from referee.game.engine import legal_ranks
 from referee.game.events import Tick as GameTick
 from referee.game.view import view
-from referee.intents import Intent, parse
+from referee.intents import CALL_WORDS, Intent, parse
 from referee.live.calls import NAME_WAIT_MAX_S, NAME_WAIT_S, CallAssembler
 from referee.live.ears import AHEAD_CHUNKS, ECHO_TAIL_S, MAX_OVERRUN_S, Ears
 from referee.live.events import (
@@ -258,7 +259,7 @@ class LiveReferee:
             self._on_key(event.line)
         elif isinstance(event, VoiceStarted):
             self._started[event.index] = event.at  # wall clock: placed when told
-            self.ears.voice_started(event.index, self.now)
+            self.ears.voice_started(event.index, self.now, event.text, event.at)
         elif isinstance(event, VoicePlayed):
             self.ears.voice_played(event.index, event.at)
             self._tell_played(event.index, self.ears.to_audio(event.at))
@@ -315,10 +316,31 @@ class LiveReferee:
     # --- hearing -----------------------------------------------------------------------
 
     def _on_heard(self, heard: Heard) -> None:
+        if self._echo_of_own_voice(heard):
+            return
         for acted in self.calls.hear(heard):
             self._act_on(acted)
             if self.stopped:
                 return
+
+    def _echo_of_own_voice(self, heard: Heard) -> bool:
+        """Words that began over the referee's own voice (its ears open, the echo
+        cancelled) are taken only as a call or its caller's name: that is what barge-in is
+        for, and what is left of the echo reads as the voice's own words (its "Ben, sixes."
+        as Ben's "two sixes"). A call or a name is dropped too when the sentence it began
+        over has those words in it ("Dev calls cheat on Alice", "Ben, sixes.")."""
+        said = self.ears.over_voice(heard.utterance.start)
+        if said is None:
+            return False
+        words = set(re.findall(r"[a-z]+", said.lower()))
+        intent = heard.intent
+        if intent.type == "call" and not words & CALL_WORDS:
+            return False
+        if intent.type == "name" and (intent.name or "").lower() not in words:
+            return False  # "Cheat! ... Ben" over its voice: the call's caller
+        if not heard.utterance.partial:
+            self.heard_log.append({**heard.to_dict(), "dropped": "over the referee's voice"})
+        return True
 
     def _act_on(self, heard: Heard) -> None:
         utterance, intent = heard.utterance, heard.intent
@@ -469,8 +491,9 @@ class LiveReferee:
 
     def _announce(self, said: list[Announcement], t: float | None = None) -> None:
         t = self.now if t is None else t
-        start = self.ears.start_at(t)
+        start = begin = self.ears.start_at(t)
         spoken = 0
+        texts = []
         for announcement in said:
             if self.on_say:
                 self.on_say(announcement, start)
@@ -479,10 +502,11 @@ class LiveReferee:
                 continue
             seconds = self.voice.say(announcement.text) if self.voice else 0.0
             self._spoken.append(announcement)
+            texts.append(announcement.text)
             spoken += 1
             start += seconds or speech_seconds(announcement.text)
         if said:
-            self.ears.said(start, spoken)
+            self.ears.said(start, spoken, begin, " ".join(texts))
         if self.session.state.phase != "reveal":
             self._reveal = None
         self._listen_for_now()
