@@ -89,6 +89,11 @@ class Reader(Protocol):
     def read_stable(self, frames: Iterable[np.ndarray]) -> Any: ...
 
 
+#: words of the referee's own sentences that its echo may turn into a call ("Alice lied."
+#: heard as "Alice, liar!")
+ECHOED_CALL_WORDS = CALL_WORDS | {"lied", "lie"}
+
+
 @dataclass
 class _RevealAttempt:
     """Reading one reveal: ``reveal`` is its number this evening (the photo a feed of
@@ -334,7 +339,7 @@ class LiveReferee:
             return False
         words = set(re.findall(r"[a-z]+", said.lower()))
         intent = heard.intent
-        if intent.type == "call" and not words & CALL_WORDS:
+        if intent.type == "call" and not words & ECHOED_CALL_WORDS:
             return False
         if intent.type == "name" and (intent.name or "").lower() not in words:
             return False  # "Cheat! ... Ben" over its voice: the call's caller
