@@ -74,8 +74,9 @@ PASS_PHRASES = ("pass", "passing", "i pass", "no play", "skip")
 HONEST_WORDS = frozenset({"honest", "truth", "true", "truthful"})
 LIE_WORDS = frozenset({"lie", "lied", "false", "fake"})
 #: how recognizers write "player" before a seat's number ("Play for.", "Playa 4.", "Cheat!
-#: Play a four.", "Cheat! Play your four.": whisper on espeak-ng voices saying "player four")
-SEAT_WORDS = ("player", "playa", "play a", "play your", "play")
+#: Play a four.", "Cheat! Play your four.", "play it for": whisper on espeak-ng voices saying
+#: "player four"); longer forms first, so "play it for" is not read as "play" + "it"
+SEAT_WORDS = ("player", "playa", "play a", "play your", "play it", "play")
 _PLAYER_NUMBER = re.compile(rf"\b(?:{'|'.join(SEAT_WORDS)}) (\w+)\b")
 
 

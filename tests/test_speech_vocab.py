@@ -179,6 +179,8 @@ def test_a_claim_says_one_claim_and_nothing_more():
         ("Cheat! Play a four.", Intent("call", caller="Dev")),
         ("Cheat! Playa four.", Intent("call", caller="Dev")),
         ("Cheat! Play your four.", Intent("call", caller="Dev")),
+        ("cheat play it for", Intent("call", caller="Dev")),
+        ("Play it for.", Intent("name", name="Dev")),
     ],
 )
 def test_a_seat_is_heard_however_the_recognizer_writes_player(heard, intent):
