@@ -51,8 +51,10 @@ def says(lines: list[dict]) -> list[str]:
 def test_no_camera_means_a_spoken_verdict(tmp_path):
     wav = table_audio(tmp_path / "table.wav", [(7.0, "two aces"), (14.0, "cheat Ben"),
                                                (24.0, "lie"), (34.0, "one two")])  # fmt: skip
+    ears = tmp_path / "ears.wav"
     lines, done = play(tmp_path, "--players", PLAYERS, "--audio", str(wav), "--no-camera",
-                       "--tts-out", str(tmp_path / "voice.wav"))  # fmt: skip
+                       "--tts-out", str(tmp_path / "voice.wav"),
+                       "--ears-out", str(ears))  # fmt: skip
     assert done.returncode == 0, done.stderr
     said = says(lines)
     assert "Ben calls cheat on Alice. Alice, turn the cards over." in said
@@ -61,6 +63,16 @@ def test_no_camera_means_a_spoken_verdict(tmp_path):
     state = lines[-1]["state"]
     assert state["hands"] == {"Alice": 18, "Ben": 16, "Cara": 17}
     assert (tmp_path / "voice.wav").stat().st_size > 50_000
+    # --ears-out: what the ears were fed, what they heard in it and when they were shut
+    from referee.speech.audio import read_wav
+
+    heard_audio = read_wav(ears)
+    assert len(heard_audio) == pytest.approx(len(read_wav(wav)), abs=16_000)
+    log = [json.loads(x) for x in ears.with_suffix(".wav.jsonl").read_text().splitlines()]
+    heard = [x["heard"]["intent"] for x in log if "heard" in x]
+    assert {"type": "claim", "count": 2, "rank": "A"} in heard
+    assert {"type": "call", "caller": "Ben"} in heard
+    assert any("muted" in x for x in log)
 
 
 def test_a_bare_call_waits_for_the_callers_name(tmp_path):

@@ -34,7 +34,13 @@ CONDITIONS = {"quiet": ("quiet", 0.0), "noise 20 dB": ("noise", 20.0),
 
 
 def play_game(
-    condition: str, seed: int, work: Path, code: Path | None, log, data: Path | None = None
+    condition: str,
+    seed: int,
+    work: Path,
+    code: Path | None,
+    log,
+    data: Path | None = None,
+    ears: bool = False,
 ) -> dict:
     from tests.room import PulseRoom
     from tests.table import Table, TableGame, background
@@ -43,8 +49,9 @@ def play_game(
     with PulseRoom() as room:
         game = TableGame(seed=seed)
         bed = background(kind, seconds=60.0, seed=seed)
+        extra = ("--ears-out", str(work / "ears.wav")) if ears else ()
         table = Table(room, game, work, condition=condition, bed=bed, snr_db=snr, log=log,
-                      code=code, data=data)  # fmt: skip
+                      code=code, data=data, extra=extra)  # fmt: skip
         result = table.play()
     np.save(work / "room.npy", result.recording.astype(np.float16))
     out = result.to_dict()
@@ -175,6 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default="0", help="games per condition, by deal seed")
     parser.add_argument("--code", type=Path, help="run the referee from this tree instead")
     parser.add_argument("--out", type=Path, default=HERE)
+    parser.add_argument(
+        "--ears",
+        action="store_true",
+        help="keep what the referee's ears heard in each game's folder "
+        "(ears.wav, ears.wav.jsonl: referee play --ears-out)",
+    )
     parser.add_argument("--fresh", action="store_true",
                         help="a new data folder for every game (else the games share one, "
                         "as one laptop does: the names check is kept from the first)")  # fmt: skip
@@ -207,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             work.mkdir(parents=True)
             print(f"== {condition}, seed {seed} ({work})", flush=True)
             data = None if args.fresh else scratch / "data"  # one laptop, game after game
-            game = play_game(condition, seed, work, args.code, sys.stdout, data)
+            game = play_game(condition, seed, work, args.code, sys.stdout, data, args.ears)
             games.append(game)
             scores.append(score(game))
             print(json.dumps({k: v for k, v in scores[-1].items() if k != "latency"}), flush=True)

@@ -70,6 +70,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "open about a second sooner for calls",
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print announcements as JSON lines")
+    parser.add_argument(
+        "--ears-out", type=Path, metavar="WAV",
+        help="keep what the ears heard (the microphone, its echo cancelled) in this wav, and "
+        "beside it (WAV.jsonl) what was heard in it and when the ears were shut: to find out "
+        "afterwards why something was or was not heard",
+    )  # fmt: skip
 
 
 def _printer(as_json: bool):
@@ -172,6 +178,40 @@ def make_audio(
     if not list_input_devices():
         raise UserError("No microphone found. Plug one in or run `referee demo`.")
     return watch_levels(MicSource(args.mic, clean=clean), on_level or warn)
+
+
+class EarsTape:
+    """``--ears-out``: the chunks the ears are fed, written to a 16-bit wav as they pass
+    (an evening is 115 MB an hour), and at the end a JSON-lines log beside it."""
+
+    def __init__(self, path: Path) -> None:
+        import wave
+
+        self.path = path
+        self._wav = wave.open(str(path), "wb")  # noqa: SIM115 - closed in close()
+        self._wav.setnchannels(1)
+        self._wav.setsampwidth(2)
+        self._wav.setframerate(16_000)
+        self.start: float | None = None
+
+    def tee(self, source: Any) -> Any:
+        import numpy as np
+
+        for chunk in source:
+            if self.start is None:
+                self.start = chunk.start
+            pcm = np.clip(np.asarray(chunk.samples) * 32767.0, -32768, 32767).astype("<i2")
+            self._wav.writeframes(pcm.tobytes())
+            yield chunk
+
+    def close(self, heard: list[dict], mutes: list[tuple[float, float]]) -> None:
+        self._wav.close()
+        lines = [{"wav_starts_at": self.start}]
+        lines += [{"heard": h} for h in heard]
+        lines += [{"muted": {"at": round(at, 3), "until": round(until, 3)}} for at, until in mutes]
+        self.path.with_suffix(self.path.suffix + ".jsonl").write_text(
+            "".join(json.dumps(line) + "\n" for line in lines)
+        )
 
 
 def paced(source: Any) -> Any:
@@ -306,6 +346,9 @@ def run(args: argparse.Namespace) -> int:
 
     echo: list[Any] = []  # the voice's echo stage, once there is a voice (before any sound)
     audio = make_audio(args, on_level, clean=lambda s, at: echo[0](s, at) if echo else s)
+    tape = EarsTape(args.ears_out) if getattr(args, "ears_out", None) else None
+    if tape is not None:
+        audio = tape.tee(audio)
     session = open_session(args)
     voice = make_voice(args, lambda event: referee.post(event) if referee else None)
     stage = getattr(voice, "echo_stage", lambda _warn: None)(warn)  # None: nothing to cancel
@@ -355,6 +398,8 @@ def run(args: argparse.Namespace) -> int:
         _print_final(session, args.json)
     finally:
         session.close()
+        if tape is not None:
+            tape.close(referee.heard_log, getattr(referee.recognizer, "mutes", []))
         written = voice.close()
         if window:
             window.close()

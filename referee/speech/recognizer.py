@@ -60,6 +60,8 @@ PARTIAL_MAX_S = 1.5
 EARLY_TYPES = frozenset({"call", "claim", "name"})
 #: a name and a call this close together are one call by that player ("Ben... cheat!")
 NAME_CALL_GAP_S = 1.0
+#: the ears' shuttings kept (``Recognizer.mutes``)
+MUTES_KEPT = 2000
 
 
 def _frames(seconds: float) -> int:
@@ -140,6 +142,8 @@ class Recognizer:
         self.partials = partials
         self.warn = warn or (lambda message: print(f"referee: {message}", file=sys.stderr))
         self.muted_until = -1.0
+        #: (audio time, muted until) each time that changed
+        self.mutes: list[tuple[float, float]] = []
         self.audio_time = 0.0
         #: simulated clock: audio time at which the last decision would be known live
         self.busy_until = 0.0
@@ -164,7 +168,14 @@ class Recognizer:
 
     def mute(self, until: float) -> None:
         """Ignore everything heard before audio time ``until`` (the referee is speaking)."""
+        if until > self.muted_until:
+            self._note_mute(until)
         self.muted_until = max(self.muted_until, until)
+
+    def _note_mute(self, until: float) -> None:
+        """Keep when the ears were shut, and till when (``--ears-out``; the last few hundred)."""
+        self.mutes.append((self.audio_time, until))
+        del self.mutes[:-MUTES_KEPT]
 
     def mute_for(self, seconds: float) -> None:
         """Mute from the latest audio heard for ``seconds``."""
@@ -173,6 +184,8 @@ class Recognizer:
     def hear_from(self, t: float) -> None:
         """Hear again from audio time ``t`` on (the referee finished speaking sooner than
         it was muted for)."""
+        if t < self.muted_until:
+            self._note_mute(t)
         self.muted_until = min(self.muted_until, t)
 
     def unmute(self) -> None:
