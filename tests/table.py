@@ -512,6 +512,7 @@ class GameResult:
     verdicts: list[tuple[dict, dict | None]]  # (expected, said)
     derailed: str = ""
     given_up: list[str] = field(default_factory=list)
+    strays: int = 0  # acts announced that nobody made (undone)
     launched: float = 0.0
     first_line_at: float | None = None
     first_voice_at: float | None = None
@@ -521,6 +522,7 @@ class GameResult:
     def to_dict(self) -> dict:
         return {
             "condition": self.condition, "derailed": self.derailed, "given_up": self.given_up,
+            "strays": self.strays,
             "expected_winner": self.expected_winner, "winner": self.winner,
             "launched": round(self.launched, 3),
             "first_line_at": self.first_line_at, "first_voice_at": self.first_voice_at,
@@ -550,6 +552,7 @@ class Table:
         self.verdicts: list[tuple[dict, dict | None]] = []
         self.derailed = ""
         self.given_up: list[str] = []  # calls never taken, given up
+        self.strays = 0  # acts the referee announced that nobody made
 
     def _note(self, text: str) -> None:
         if self.log:
@@ -653,6 +656,9 @@ class Table:
             if matches(expected, lines) or (taken and matches(expected, taken[: len(expected)])):
                 step.outcome = "right"
                 self.game.accept(move)
+                if move.kind == "claim":  # a call's verdict comes after it: see _after
+                    n = sum(e["kind"] in ACTS for e in expected)
+                    self._undo_strays([x for x in lines if x.get("kind") in ACTS][n:])
                 self._after(move, lines)
                 return True
             if move.kind == "call" and [x["kind"] for x in taken] == ["who_called"]:
@@ -736,8 +742,20 @@ class Table:
         self.verdicts.append((verdict, clean))
         if clean == verdict:
             self.game.accept(Move("", "", self.game.reveal(), "reveal"))
+            self._undo_strays(lines[lines.index(told) + 1 :])
         else:
             self.derailed = f"verdict {clean} instead of {verdict}"
+
+    def _undo_strays(self, lines: list[dict]) -> None:
+        """Acts the referee announced that nobody made (its own voice heard back as a claim,
+        after the verdict): the table says "undo", as players who heard "Ben: two sixes."
+        with Ben silent would."""
+        stray = sum(x.get("kind") in ACTS for x in said(lines))
+        if stray:
+            self._note(f"  (taken though nobody said it: {stray}; undone)")
+            self.strays += stray
+            if not self._undo_all(stray):
+                self.derailed = "could not undo what nobody said"
 
     def _last_said(self) -> str:
         """The kind of the referee's latest line that moved the game (or asked)."""
@@ -806,6 +824,7 @@ class Table:
             verdicts=self.verdicts,
             derailed=self.derailed,
             given_up=self.given_up,
+            strays=self.strays,
             launched=self.referee.launched,
             first_line_at=self.referee.all[0].at if self.referee.all else None,
             first_voice_at=voice[0][0] if voice else None,

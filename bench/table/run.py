@@ -102,6 +102,7 @@ def score(game: dict) -> dict:
         "finished": game["winner"] is not None,
         "winner_right": game["winner"] is not None and game["winner"] == game["expected_winner"],
         "calls_given_up": len(game.get("given_up", [])),
+        "invented": game.get("strays", 0),
         "said_again": sum(s["attempt"] > 1 and s["kind"] != "undo" for s in steps),
         "undos_said": sum(s["kind"] == "undo" for s in steps),
         "start_line": _minus(game["first_line_at"], game["launched"]),
@@ -142,8 +143,8 @@ def report(scores: list[dict], meta: dict) -> str:
         "the referee's JSON line (decided) and to its voice starting (in the recording).", "",
         "| condition | seed | claims right 1st time | calls right 1st time (caller) | "
         "verdicts right | winner right | lines said again | undos said | calls given up | "
-        "derailed |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "taken though nobody said it | derailed |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     for s in scores:
         lines.append(
@@ -151,7 +152,7 @@ def report(scores: list[dict], meta: dict) -> str:
             f"{_pct(s['calls_right'], s['calls'])} | {_pct(s['verdicts_right'], s['verdicts'])}"
             f" | {'yes' if s['winner_right'] else 'no' if s['finished'] else 'unfinished'} | "
             f"{s['said_again']} | {s['undos_said']} | {s['calls_given_up']} | "
-            f"{s['derailed'] or 'no'} |"
+            f"{s.get('invented', 0)} | {s['derailed'] or 'no'} |"
         )
     lines += [
         "", "Latency (seconds; p50 / p95 / max) and start-up (launch to first line, and to "
