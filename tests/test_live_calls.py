@@ -182,3 +182,14 @@ def test_a_bare_call_whose_speaker_is_known_is_that_players_call_at_once(table, 
 def test_a_call_naming_its_caller_keeps_the_named_caller_whoever_spoke(table, calls):
     said = SpokenBy(Utterance(1.0, 1.4, "cheat ben", 0.9), call("Ben"), speaker="Cara")
     assert table.act(calls.hear(said)) == [("call", "Ben", 1.0)]
+
+
+def test_the_name_answering_who_called_is_acted_on_when_read_early(table, calls):
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
+    assert table.act(calls.flush()) == [("call", None, 1.0)]
+    assert table.phase == "who_called"
+    assert table.act(calls.hear(heard(3.0, 3.3, name("Cara"), partial=True, guessed=True))) == []
+    assert table.act(calls.hear(heard(3.0, 3.3, name("Cara"), partial=True))) == [
+        ("name", "Cara", 3.0)
+    ]
+    assert table.act(calls.hear(heard(3.0, 3.5, name("Cara")))) == []  # its final

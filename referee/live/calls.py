@@ -14,7 +14,8 @@ It is the one place that decides how a call gets its caller and when it is acted
   call is still handed on, and the engine answers it ("Alice called first.").
 
 Everything else heard (claims, verdicts, commands) passes through in order, finals only,
-except a claim: one read early (the recognizer emits only complete ones, count and rank)
+except the name answering "Who called?" (acted on when read early, as a named call is) and
+a claim: one read early (the recognizer emits only complete ones, count and rank)
 and not guessed is acted on at once, and its final (same onset) is not a second claim, as
 for a named call. Waiting for the final cost a claim 0.5-0.7 s here, one more decode after
 the voice gate's hangover (``python -m bench.live.latency``); ``bench/speech`` counts its
@@ -128,6 +129,14 @@ class CallAssembler:
                 return  # forced onto the vocabulary: the whole utterance must confirm it
             if utterance.start in self._acted:
                 return  # the final of a claim acted on early
+            self._acted.add(utterance.start)
+        elif intent.type == "name" and utterance.start in self._acted:
+            return  # the final of an answer to "Who called?" acted on early
+        elif intent.type == "name" and self.phase() == "who_called":
+            # the answer to "Who called?": a name read early and not guessed is acted on at
+            # once, as a named call is, and its final (same onset) is not a second answer
+            if utterance.partial and heard.guessed:
+                return
             self._acted.add(utterance.start)
         elif utterance.partial:
             return
