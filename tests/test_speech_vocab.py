@@ -91,6 +91,13 @@ def test_a_forced_reading_only_mends_what_was_misheard(free, forced, ok):
     assert compatible(parse(free, PLAYERS), parse(forced, PLAYERS)) is ok
 
 
+def test_a_claims_rank_is_mended_only_on_a_near_tie_and_its_count_kept():
+    heard, due = parse("two tens", PLAYERS), parse("two sevens", PLAYERS)
+    assert not compatible(heard, due)
+    assert compatible(heard, due, near_tie=True)
+    assert not compatible(heard, parse("three sevens", PLAYERS), near_tie=True)
+
+
 def test_intent_types_can_be_switched_off():
     ctx = ListenContext(players=PLAYERS, intents=frozenset({"call"}))
     assert admit(Intent("call"), ctx)

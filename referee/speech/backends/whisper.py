@@ -46,6 +46,10 @@ FREE_FLOOR = -2.0
 #: On synthetic speech 0.2 took short non-game words accepted from 11 to 8 of 94 for 3 of 384
 #: game phrases (0.3-0.4 cost more phrases for little more)
 MIN_LIKENESS = 0.2
+#: constrained mode: a claim's rank clearly heard is mended onto the rank due only when the
+#: forced reading is this near the free one (mean log-prob): the decoder itself all but
+#: undecided between them ("two tens" -0.43, "two sevens" -0.61 on a room's "two sevens")
+RANK_MEND_MARGIN = 0.3
 #: constrained mode: decoder calls one forced reading may take (one per fork in the tree)
 MAX_GRAMMAR_STEPS = 10
 #: constrained mode: phrases weighed when guessing the rest of the walk's way (a guess only
@@ -66,16 +70,17 @@ NAME_MARGIN = 1.0
 THREADS = 1
 
 
-def compatible(free: Intent, forced: Intent) -> bool:
+def compatible(free: Intent, forced: Intent, near_tie: bool = False) -> bool:
     """Whether a reading forced onto the vocabulary only mends what was misheard: words
     that meant nothing may become anything legal, but a number clearly heard ("zero",
     "ten") stays a number or the count of a claim, a name stays a name or becomes the
     caller of a call ("Ben teet": "Ben, cheat!", never "cheat, Alice!"), and a claim stays
     a claim of the rank heard: a clear "two sevens" with eights due is not mended into
     "two eights" (in the room, a claim heard late, after the turn had passed, became the next
-    player's that way)."""
+    player's that way), unless the decoder all but ties them (``near_tie``: a room's
+    "two sevens" read "two tens", -0.43, and "two sevens", -0.61), the count kept."""
     if free.type == "claim" and forced.type == "claim":
-        return forced.rank == free.rank
+        return forced.rank == free.rank or (near_tie and forced.count == free.count)
     if free.type == "unknown" or forced.type == free.type:
         return True
     if free.type == "name":
@@ -348,7 +353,11 @@ class WhisperBackend:
                 likeness(text, forced_text) >= MIN_LIKENESS
                 and forced_score >= score - RESCORE_MARGIN
                 and forced_score >= FORCED_FLOOR
-                and compatible(parse(text, self.ctx.players), parse(forced_text, self.ctx.players))
+                and compatible(
+                    parse(text, self.ctx.players),
+                    parse(forced_text, self.ctx.players),
+                    near_tie=forced_score >= score - RANK_MEND_MARGIN,
+                )
             ):
                 text, score, guessed = forced_text, forced_score, True
         confidence = math.exp(score) * (1.0 - result.no_speech_prob)
