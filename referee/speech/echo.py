@@ -53,11 +53,12 @@ MAX_DELAY_S = 1.0
 #: the bench's 20 dB room); -15 and -5 lost none there but let a sentence's first frames
 #: through in a quiet room whose echo was poorly learned (a false "Alice"); -25 and -5 took
 #: nothing from the echo alone in either recording (bench/echo/offline.py, README there).
-#: Back at -40 / -13: in the 20 dB room game (bench/table, becf3c7) -25 / -5 let the
-#: referee's own "Ben, sixes." and "Cara, sevens." be taken as the claims "two sixes" and
-#: "two sevens" with nobody speaking (findings.md section 10)
-SUPPRESS_DB = -40
-SUPPRESS_ACTIVE_DB = -13
+#: In the 20 dB room game the referee's own "Ben, sixes." was taken as the claim "two
+#: sixes" with nobody speaking at -25 / -5 (becf3c7) and at -40 / -13 alike (4eb16e3,
+#: findings.md sections 10-11): the live loop now takes nothing but a call over its own
+#: voice (LiveReferee._echo_of_own_voice), so the suppressor stays at -25 / -5
+SUPPRESS_DB = -25
+SUPPRESS_ACTIVE_DB = -5
 #: how much of the tape and microphone each delay estimate correlates
 DELAY_WINDOW_S = 2.0
 #: the far end counts as speaking in a frame this loud (dBFS)
