@@ -88,7 +88,8 @@ def test_a_legal_reading_is_kept_as_heard(backend):
         (Reading("what's next all", -0.5), Reading("what's the score", -1.8), "much less likely"),
         (Reading("good", -1.1), Reading("ben", -1.2), "spelled nothing alike: another word"),
         (Reading("stop", -2.4), Reading("two sevens", -0.7), "the free reading was noise"),
-        (Reading("two aces", -0.3), Reading("two sevens", -0.2), "a rank heard stays"),
+        (Reading("two aces", -0.3), Reading("two sevens", -0.8), "a rank heard stays"),
+        (Reading("two tens", -0.4), Reading("three sevens", -0.5), "...and its count"),
     ],
 )
 def test_a_forced_reading_is_refused(backend, free, forced, why):
@@ -105,3 +106,9 @@ def test_an_unsure_reading_is_dropped(backend):
     # noise read as the prompt's own words: legal, but unsure
     assert not decide(backend, Reading("two sevens", -1.8, no_speech=0.46)).text
     assert decide(backend, Reading("two sevens", -0.9, no_speech=0.1)).text == "two sevens"
+
+
+def test_a_claims_rank_is_mended_when_the_decoder_all_but_ties_the_two(backend):
+    # espeak's "two sevens" in the room: free "two tens" -0.43, held to the rank due -0.61
+    h = decide(backend, Reading("two tens", -0.43), Reading("two sevens", -0.61))
+    assert (h.text, h.guessed) == ("two sevens", True)
