@@ -193,3 +193,17 @@ def test_a_claim_says_one_claim_and_nothing_more():
 def test_a_seat_is_heard_however_the_recognizer_writes_player(heard, intent):
     # whisper's writings of espeak-ng voices saying "player four" and "cheat, player four!"
     assert parse(heard, ("Alice", "Ben", "Cara", "Dev")) == intent
+
+
+def test_a_seat_written_as_a_claim_not_due_is_the_seat():
+    from referee.speech.vocab import PHASE_INTENTS, interpret
+
+    # whisper wrote espeak Dev's "player four" (after "cheat,") as "play a four", with sixes
+    # due: not a claim of one four but Dev's seat; with fours due it is not taken for the seat
+    sixes = ListenContext.for_rank_due("6", ("Alice", "Ben", "Cara", "Dev"),
+                                       intents=PHASE_INTENTS["play"])  # fmt: skip
+    assert interpret("play a four", sixes) == Intent("name", name="Dev")
+    fours = ListenContext.for_rank_due("4", ("Alice", "Ben", "Cara", "Dev"),
+                                       intents=PHASE_INTENTS["play"])  # fmt: skip
+    assert interpret("play a four", fours) is None  # (nor as a claim: not claim-shaped)
+    assert interpret("Alice: two aces", sixes) is None  # a name with a claim not due: no seat

@@ -8,7 +8,7 @@ source of truth for the words of the game.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from referee.game.cards import RANKS, rank_name
@@ -27,6 +27,7 @@ from referee.intents import (
     SEAT_WORDS,
     TARGET_MARKERS,
     Intent,
+    find_names,
     normalize,
     parse,
 )
@@ -120,9 +121,24 @@ def interpret(text: str, ctx: ListenContext) -> Intent | None:
     lone = lone_due_rank(ctx)
     if intent.type == "count" and lone is not None and normalize(text) == rank_name(lone, 1):
         intent = Intent("claim", count=1, rank=lone)
+    if intent.type == "claim" and not admit(intent, ctx):
+        seat = seat_named(text, ctx.players)
+        if seat is not None:  # "play a four": whisper's "player four", not one four
+            intent = Intent("name", name=seat)
     if intent.type == "claim" and not claim_shaped(text, ctx):
         return None
     return intent if admit(intent, ctx) else None
+
+
+def seat_named(text: str, players: Sequence[str]) -> str | None:
+    """The one player ``text`` names by seat ("player four", however written), if any."""
+    words = normalize(text)
+    seats = {
+        name
+        for _, name in find_names(words, players)
+        if not any(w in words.split() for w in normalize(name).split())
+    }
+    return seats.pop() if len(seats) == 1 else None
 
 
 def claim_shaped(text: str, ctx: ListenContext) -> bool:
