@@ -15,7 +15,7 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -204,7 +204,7 @@ class EarsTape:
             self._wav.writeframes(pcm.tobytes())
             yield chunk
 
-    def close(self, heard: list[dict], mutes: list[tuple[float, float]]) -> None:
+    def close(self, heard: list[dict], mutes: Iterable[tuple[float, float]]) -> None:
         self._wav.close()
         lines = [{"wav_starts_at": self.start}]
         lines += [{"heard": h} for h in heard]

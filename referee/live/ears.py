@@ -166,10 +166,11 @@ class Ears:
             self._shut(until)
 
     def _finished(self, wall: float) -> None:
+        ended = self.to_audio(wall)
         for sounded in self._sounded:
-            if sounded[1] is not None and sounded[0] <= self.to_audio(wall) < sounded[1]:
-                sounded[1] = self.to_audio(wall)  # it finished sooner than estimated
-        finished = self.to_audio(wall) + ECHO_TAIL_S
+            if sounded[1] is not None and sounded[0] <= ended < sounded[1]:
+                sounded[1] = ended  # it finished sooner than estimated
+        finished = ended + ECHO_TAIL_S
         if finished < self.speaking_until:
             self.speaking_until = finished
             self.gate.hear_from(finished)

@@ -38,7 +38,7 @@ from referee.game.announce import Announcement
 from referee.game.engine import legal_ranks
 from referee.game.events import Tick as GameTick
 from referee.game.view import view
-from referee.intents import CALL_WORDS, Intent, parse
+from referee.intents import CALL_WORDS, Intent, parse, player_name_key
 from referee.live.calls import NAME_WAIT_MAX_S, NAME_WAIT_S, CallAssembler
 from referee.live.ears import AHEAD_CHUNKS, ECHO_TAIL_S, MAX_OVERRUN_S, Ears
 from referee.live.events import (
@@ -341,7 +341,7 @@ class LiveReferee:
         intent = heard.intent
         if intent.type == "call" and not words & ECHOED_CALL_WORDS:
             return False
-        if intent.type == "name" and (intent.name or "").lower() not in words:
+        if intent.type == "name" and not set(player_name_key(intent.name or "").split()) <= words:
             return False  # "Cheat! ... Ben" over its voice: the call's caller
         if not heard.utterance.partial:
             self.heard_log.append({**heard.to_dict(), "dropped": "over the referee's voice"})
@@ -497,7 +497,6 @@ class LiveReferee:
     def _announce(self, said: list[Announcement], t: float | None = None) -> None:
         t = self.now if t is None else t
         start = begin = self.ears.start_at(t)
-        spoken = 0
         texts = []
         for announcement in said:
             if self.on_say:
@@ -508,10 +507,9 @@ class LiveReferee:
             seconds = self.voice.say(announcement.text) if self.voice else 0.0
             self._spoken.append(announcement)
             texts.append(announcement.text)
-            spoken += 1
             start += seconds or speech_seconds(announcement.text)
         if said:
-            self.ears.said(start, spoken, begin, " ".join(texts))
+            self.ears.said(start, len(texts), begin, " ".join(texts))
         if self.session.state.phase != "reveal":
             self._reveal = None
         self._listen_for_now()

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
@@ -142,8 +143,8 @@ class Recognizer:
         self.partials = partials
         self.warn = warn or (lambda message: print(f"referee: {message}", file=sys.stderr))
         self.muted_until = -1.0
-        #: (audio time, muted until) each time that changed
-        self.mutes: list[tuple[float, float]] = []
+        #: (audio time, muted until) each time that changed, the latest MUTES_KEPT
+        self.mutes: deque[tuple[float, float]] = deque(maxlen=MUTES_KEPT)
         self.audio_time = 0.0
         #: simulated clock: audio time at which the last decision would be known live
         self.busy_until = 0.0
@@ -173,9 +174,8 @@ class Recognizer:
         self.muted_until = max(self.muted_until, until)
 
     def _note_mute(self, until: float) -> None:
-        """Keep when the ears were shut, and till when (``--ears-out``; the last few hundred)."""
+        """Keep when the ears were shut, and till when (``--ears-out``)."""
         self.mutes.append((self.audio_time, until))
-        del self.mutes[:-MUTES_KEPT]
 
     def mute_for(self, seconds: float) -> None:
         """Mute from the latest audio heard for ``seconds``."""
