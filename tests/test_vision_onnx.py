@@ -7,6 +7,7 @@ import json
 import random
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -15,7 +16,7 @@ import pytest
 
 from referee.vision.detector import letterbox, nms, to_frame
 from referee.vision.ranker import RANKER_PT
-from referee.vision.reader import MODEL_PT, CardReader
+from referee.vision.reader import DEFAULT_MODEL, MODEL_FLOAT, MODEL_PT, CardReader
 from tests.vision_scenes import closeup, render_decks, scene
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,27 +65,36 @@ def decks(tmp_path_factory):
     return render_decks(tmp_path_factory.mktemp("faces"), n=4, seed=5)
 
 
-def fixed_scenes(decks) -> list[np.ndarray]:
-    """Ten rendered reveals: 1-4 cards in a row, tilted, some upside down, two close-ups."""
+def fixed_scenes(decks, truth: bool = False) -> list:
+    """Ten rendered reveals: 1-4 cards in a row, tilted, some upside down, two close-ups;
+    with ``truth``, each as (image, true ranks sorted)."""
     rng = random.Random(42)
     out = []
     for k in range(8):
         deck = decks[k % len(decks)]
         codes = [rng.choice(deck.codes) for _ in range(rng.randint(1, 4))]
-        out.append(scene(deck, codes, seed=500 + k, card_h=0.55 - 0.05 * len(codes))[0])
+        out.append(scene(deck, codes, seed=500 + k, card_h=0.55 - 0.05 * len(codes)))
     for k, turn in enumerate((0, 90)):
-        out.append(closeup(decks[k], decks[k].codes[7], seed=600 + k, turn=turn)[0])
-    return out
+        img, rank = closeup(decks[k], decks[k].codes[7], seed=600 + k, turn=turn)
+        out.append((img, [rank]))
+    return out if truth else [img for img, _ in out]
 
 
 def _box(card):
     return card.box
 
 
+def _iou(a, b) -> float:
+    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = w * h
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
 @needs_torch
 @pytest.mark.slow  # imports torch and ultralytics (~10 s here) and reads every scene twice
 def test_onnx_reads_the_same_cards_as_the_pt_pipeline(decks):
-    onnx = CardReader()
+    onnx = CardReader(MODEL_FLOAT)
     pt = CardReader(MODEL_PT, ranker=RANKER_PT)
     assert pt.detector.__class__.__name__ == "UltraDetector" and pt.ranker.net is not None
     seen = 0
@@ -98,6 +108,30 @@ def test_onnx_reads_the_same_cards_as_the_pt_pipeline(decks):
             assert x.confidence == pytest.approx(y.confidence, abs=0.01)
         seen += a.count
     assert seen >= 12  # the scenes were read, not all empty
+
+
+def test_the_eight_bit_detector_reads_as_well_as_the_float_one(decks):
+    """The default detector is the float export quantized (8-bit convolutions, the head's
+    last layers in floats): on the fixed scenes it reads as many cards right as the float
+    one, and every card it reads lies where the float one saw a card (a box may grow or
+    shrink by an index the other found: a joker's second corner, 20 px)."""
+    import onnx
+
+    model = onnx.load(str(DEFAULT_MODEL))
+    ops = {n.op_type for n in model.graph.node}
+    assert (
+        DEFAULT_MODEL.name == "corners.int8.onnx" and {"QuantizeLinear", "DequantizeLinear"} <= ops
+    )
+    int8, flt = CardReader(), CardReader(MODEL_FLOAT)
+    right = {"int8": 0, "float": 0}
+    for i, (img, truth) in enumerate(fixed_scenes(decks, truth=True)):
+        a, b = int8.read(img), flt.read(img)
+        for key, got in (("int8", a), ("float", b)):
+            right[key] += sum((Counter(got.ranks) & Counter(truth)).values())
+        for x in a.cards:  # each card the int8 reader sees, the float one sees there too
+            best = max(_iou(x.box, y.box) for y in b.cards)
+            assert best >= 0.7, f"scene {i}: {x} overlaps no float card (IoU {best:.2f})"
+    assert right["int8"] >= right["float"] >= 12, right
 
 
 BLOCK_TORCH = """

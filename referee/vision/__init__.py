@@ -1,11 +1,11 @@
 """Seeing the cards: read a reveal from a webcam frame.
 
 Design: a YOLOv8n-pose detector (``models/corners.pt``, trained by this project on
-synthetic scenes only, run as ``models/corners.onnx`` on onnxruntime: no torch at the
-table) finds every visible *corner index* (rank glyph + suit pip) and classifies its
-rank (13 ranks + joker; suits are not read, they never matter in Cheat). For each index
-it also predicts the centre of the card the index belongs to;
-:func:`referee.vision.group.group_corners` then joins the indices of one physical card
+synthetic scenes only, run as ``models/corners.int8.onnx``, its export quantized to 8-bit
+integers, on onnxruntime: no torch at the table) finds every visible *corner index* (rank
+glyph + suit pip) and classifies its rank (13 ranks + joker; suits are not read, they never
+matter in Cheat). For each index it also predicts the centre of the card the index belongs
+to; :func:`referee.vision.group.group_corners` then joins the indices of one physical card
 (2 or 4 per card) so two queens side by side, fanned or overlapping stay two cards.
 
 API for the live referee::
