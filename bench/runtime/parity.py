@@ -3,12 +3,14 @@
     .venv/bin/python -m bench.runtime.parity       # needs the [train] extra (torch)
 
 Reads every real photo of ``../shared/data/cards-real-dev`` and the held-out synthetic
-scenes of ``bench/vision`` (same designs, seeds and counts) twice: with the runtime's
-reader (``models/corners.onnx`` + ``models/ranks.onnx`` on onnxruntime) and with the
-trained weights they were exported from (``corners.pt`` through ultralytics,
-``ranks.pt`` through torch). Reports bench/vision's figures for both per row, and how many
-images were read differently (other ranks or count, a box more than 2 px off, a confidence
-more than 0.01 off). Writes ``bench/runtime/parity.{md,json}``.
+scenes of ``bench/vision`` (same designs, seeds and counts) three times: with the runtime's
+float export (``models/corners.onnx`` + ``models/ranks.onnx`` on onnxruntime), with
+the default 8-bit detector (``models/corners.int8.onnx``: its readings may differ, its
+figures should not fall) and with the trained weights they were exported from
+(``corners.pt`` through ultralytics, ``ranks.pt`` through torch). Reports bench/vision's
+figures for each per row, and how many images were read differently (other ranks or
+count, a box more than 2 px off, a confidence more than 0.01 off). Writes
+``bench/runtime/parity.{md,json}``.
 """
 
 from __future__ import annotations
@@ -63,13 +65,14 @@ def main(argv: list[str] | None = None) -> int:
     import cv2
 
     from referee.vision.ranker import RANKER_PT
-    from referee.vision.reader import MODEL_PT, CardReader
+    from referee.vision.reader import DEFAULT_MODEL, MODEL_FLOAT, MODEL_PT, CardReader
 
     if not REAL.is_dir():
         print(f"parity: {REAL} not found", file=sys.stderr)
         return 2
     ensure_faces(HELD_OUT_ENGLISH + [HELD_OUT_FOREIGN])
-    makers = {f"onnx {n}": partial(CardReader, imgsz=n) for n in a.imgsz}
+    makers = {f"onnx {n}": partial(CardReader, MODEL_FLOAT, imgsz=n) for n in a.imgsz}
+    makers[f"int8 {a.imgsz[0]}"] = partial(CardReader, DEFAULT_MODEL, imgsz=a.imgsz[0])
     makers["pt 512"] = partial(CardReader, MODEL_PT, ranker=RANKER_PT)  # as trained
     readers = {k: make() for k, make in makers.items()}
     rows: dict[str, dict] = {}
@@ -138,7 +141,9 @@ def write_md(res: dict, path: Path) -> None:
         "",
         f"Run: `{res['command']}` on {res['date']}: every image of bench/vision's real and "
         "held-out synthetic rows, and its two deck calibrations, read by the runtime's "
-        "`CardReader(imgsz=N)` (`models/*.onnx` on onnxruntime, `onnx N`) and by "
+        "`CardReader(models/corners.onnx, imgsz=N)` (`models/*.onnx` on onnxruntime, "
+        "`onnx N`), by the default 8-bit detector `models/corners.int8.onnx` (`int8 512`: "
+        "quantized, its readings are not expected to be the same to the pixel) and by "
         "`CardReader(models/corners.pt, ranker=models/ranks.pt)` (ultralytics and torch at "
         "512 px, as trained: `pt 512`). Each cell: cards right / photos exact / count right, "
         "as in bench/vision. Read differently: images whose reading differs from the .pt "
