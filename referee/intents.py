@@ -55,11 +55,15 @@ CALL_WORDS = frozenset(
     "cheat cheater cheaters cheating cheats bullshit bs liar liars lying doubt".split()
 )
 CALL_PHRASES = ("bull shit", "i doubt it", "b s")
+#: "doubt" followed by one of these is no call: whisper writes the table's "undo that" as
+#: "I doubt that" (in the room's babble game it asked "Who called?"); the constrained
+#: re-read then weighs "I doubt it" against "undo that" on the audio itself
+NOT_DOUBTED = frozenset({"that", "this"})
 CALL_VERBS = frozenset({"call", "calls", "calling", "called"})
 TARGET_MARKERS = frozenset({"on", "against"})
 
 COMMAND_PHRASES: tuple[tuple[str, str], ...] = (
-    ("undo", "undo"), ("take that back", "undo"), ("scratch that", "undo"),
+    ("undo", "undo"), ("undo that", "undo"), ("take that back", "undo"), ("scratch that", "undo"),
     ("cancel", "undo"), ("repeat", "repeat"), ("say again", "repeat"),
     ("say that again", "repeat"), ("what's the score", "score"), ("whats the score", "score"),
     ("scores", "score"), ("score", "score"), ("standings", "score"), ("new game", "new_game"),
@@ -175,7 +179,10 @@ def parse(text: str, players: Sequence[str] = ()) -> Intent:
         if _phrase_in(words, phrase):
             return Intent("command", command=command)
     names = find_names(words, players)
-    is_call = any(t in CALL_WORDS for t in tokens)
+    is_call = any(
+        t in CALL_WORDS and not (t == "doubt" and set(tokens[i + 1 : i + 2]) & NOT_DOUBTED)
+        for i, t in enumerate(tokens)
+    )
     is_call = is_call or any(_phrase_in(words, p) for p in CALL_PHRASES)
     claim = _claim(tokens)
     if not is_call and claim is None and any(t in CALL_VERBS for t in tokens):

@@ -207,3 +207,17 @@ def test_a_seat_written_as_a_claim_not_due_is_the_seat():
                                        intents=PHASE_INTENTS["play"])  # fmt: skip
     assert interpret("play a four", fours) is None  # (nor as a claim: not claim-shaped)
     assert interpret("Alice: two aces", sixes) is None  # a name with a claim not due: no seat
+
+
+def test_undo_that_is_a_legal_phrase_and_i_doubt_that_no_call():
+    # whisper writes the table's "undo that" as "I doubt that" (bench/speech/undo.md): taken
+    # as a bare call, it asked "Who called?" in the room's babble game. Not a call as heard,
+    # the constrained re-read weighs "undo that" against "I doubt it" on the audio itself
+    ctx = ListenContext.for_rank_due("K", PLAYERS)
+    assert "undo that" in phrases(ctx)
+    assert parse("I doubt that", PLAYERS) == Intent("unknown")
+    assert parse("I doubt this", PLAYERS) == Intent("unknown")
+    assert parse("I doubt it", PLAYERS) == Intent("call", caller=None)
+    assert parse("Doubt!", PLAYERS) == Intent("call", caller=None)
+    assert parse("Ben, I doubt it", PLAYERS) == Intent("call", caller="Ben")
+    assert parse("undo that", PLAYERS) == Intent("command", command="undo")
