@@ -252,3 +252,19 @@ def test_a_microphone_at_a_good_level_is_not_reported():
     told: list[str] = []
     list(watch_levels(ArraySource(tone(300, 10.0), chunk_s=0.1), told.append, window_s=2.0))
     assert told == []
+
+
+def test_the_loudest_stretch_is_the_words_standing_out_of_a_bed():
+    from referee.speech.vad import FRAME, loudest_stretch
+
+    rng = np.random.default_rng(1)
+    bed = rng.normal(0, 0.01, 4 * SAMPLE_RATE).astype(np.float32)
+    words = bed.copy()
+    words[SAMPLE_RATE : int(1.3 * SAMPLE_RATE)] += rng.normal(0, 0.05, int(0.3 * SAMPLE_RATE))
+    words[int(1.5 * SAMPLE_RATE) : int(1.8 * SAMPLE_RATE)] += rng.normal(0, 0.05, 4800)
+    first, onset, end = loudest_stretch(words)  # two words 0.2 s apart: one stretch, padded
+    assert first == pytest.approx(0.84 * SAMPLE_RATE, abs=FRAME)
+    assert onset == pytest.approx(1.0 * SAMPLE_RATE, abs=FRAME)
+    assert end == pytest.approx(1.96 * SAMPLE_RATE, abs=FRAME)
+    assert loudest_stretch(bed) is None  # nothing stands out
+    assert loudest_stretch(words[: 4 * FRAME]) is None  # too short to tell

@@ -20,7 +20,7 @@ TAIL = "<two aces, once its quiet tail is in>"  # the last word's end is below t
 #: the fake backend's language: a tone's pitch stands for a phrase
 WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely today",
          1100: "three kings", 1300: "alice cheat", 1500: CHATTER, 1700: GUESSED,
-         1900: MENDED, 2100: TAIL, 2300: "cara", 2700: "two twos"}  # fmt: skip
+         1900: MENDED, 2100: TAIL, 2300: "cara", 3300: "undo", 2700: "two twos"}  # fmt: skip
 
 
 class ToneBackend:
@@ -300,3 +300,39 @@ def test_the_final_reads_again_when_the_first_pause_found_nothing_legal():
     heard = finals(rec, table((1.0, 2100, 0.6)))
     assert [h.intent.to_dict() for h in heard] == [{"type": "claim", "count": 2, "rank": "A"}]
     assert rec.backend.finals[-2:] == [True, True]  # the first pause, then the endpoint
+
+
+def babble_table(words_amplitude: float, pitch: int = 3300) -> np.ndarray:
+    """Five seconds of babble holding the voice gate open (a tone of a phrase nobody legal
+    says, in 0.16 s syllables 0.04 s apart, so the noise floor stays under it), a command
+    tone inside it at 3.0-3.35 s ("undo", or the phrase of ``pitch``)."""
+    audio = table(total=6.5)
+    t = np.arange(int(5.0 * SAMPLE_RATE)) / SAMPLE_RATE
+    syllables = np.where((t % 0.2) < 0.16, 0.05, 0.0)
+    audio[int(0.5 * SAMPLE_RATE) : int(5.5 * SAMPLE_RATE)] += syllables * np.sin(
+        2 * np.pi * 900 * t
+    )
+    w = t[: int(0.35 * SAMPLE_RATE)]
+    i = int(3.0 * SAMPLE_RATE)
+    audio[i : i + len(w)] += words_amplitude * np.sin(2 * np.pi * pitch * w)
+    return audio.astype(np.float32)
+
+
+def test_a_command_standing_out_of_babble_is_read_from_its_own_stretch():
+    """Babble held one utterance open for 5 s; read whole it is the babble's (nothing legal),
+    so the loudest words in it are read alone, stamped with their own onset: a command said
+    there is taken, a claim is not (chatter under babble read so gave claims nobody made)."""
+    rec = recognizer()
+    heard = finals(rec, babble_table(0.2))
+    assert [h.utterance.text for h in heard] == ["undo"]
+    assert rec.backend.decoded[-2:] == [pytest.approx(5.66), pytest.approx(0.68)]  # whole, words
+    assert heard[0].utterance.start == pytest.approx(3.0, abs=0.03)
+    assert heard[0].utterance.end <= 3.55
+    rec = recognizer()
+    assert finals(rec, babble_table(0.2, pitch=500)) == []  # "two aces" there: not taken
+    assert rec.backend.decoded[-1] == pytest.approx(0.68)  # though it was read
+    # without the words standing out, nothing is read again
+    rec = recognizer()
+    assert finals(rec, babble_table(0.05)) == []
+    backend = rec.backend
+    assert all(s > 4.0 for s, final in zip(backend.decoded, backend.finals, strict=True) if final)

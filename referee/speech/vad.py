@@ -16,20 +16,66 @@ from referee.speech.types import SAMPLE_RATE
 
 FRAME = 320  # 20 ms
 FLOOR_WINDOW = 75  # frames: 1.5 s
+#: :func:`loudest_stretch`: frames this far under the loudest 0.2 s still belong to the words
+WORDS_DROP_DB = 10.0
 
 
 def level_db(frame: np.ndarray) -> float:
     return float(10 * np.log10(np.mean(np.square(frame, dtype=np.float64)) + 1e-12))
 
 
+def loudest_stretch(
+    audio: np.ndarray, drop_db: float = WORDS_DROP_DB, bridge_s: float = 0.24, pad_s: float = 0.16
+) -> tuple[int, int, int] | None:
+    """(first, onset, end) samples of the loudest words in ``audio`` (``first`` and ``end``
+    padded, ``onset`` where they begin), or None when they are most of it.
+
+    At a party the babble of the room holds the voice gate open around a player's words (one
+    utterance of several seconds), but the words stand out of it: the stretch is the frames
+    within ``drop_db`` of the loudest 0.2 s, gaps up to ``bridge_s`` bridged, the run with the
+    most energy, padded by ``pad_s`` each side. None when that covers 80% of the audio or
+    more: nothing stands out (one talker, steady noise).
+    """
+    n = len(audio) // FRAME
+    if n < 10:
+        return None
+    frames = audio[: n * FRAME].astype(np.float64).reshape(n, FRAME)
+    db = 10 * np.log10(np.mean(frames**2, axis=1) + 1e-12)
+    top = np.sort(db)[-10]  # the loudest 0.2 s
+    loud = np.flatnonzero(db >= top - drop_db)
+    bridge = max(1, round(bridge_s * SAMPLE_RATE / FRAME))
+    runs = np.split(loud, np.flatnonzero(np.diff(loud) > bridge) + 1)
+    energy = 10 ** (db / 10)
+    best = max(runs, key=lambda r: energy[r[0] : r[-1] + 1].sum())
+    pad = round(pad_s * SAMPLE_RATE / FRAME)
+    first, last = max(0, best[0] - pad), min(n, best[-1] + 1 + pad)
+    if last - first >= 0.8 * n:
+        return None
+    return int(first) * FRAME, int(best[0]) * FRAME, int(last) * FRAME
+
+
 @dataclass
 class Segment:
-    """An utterance in progress or finished: ``audio`` includes a short pre-roll."""
+    """An utterance in progress or finished: ``audio`` includes a short pre-roll and begins
+    at audio time ``audio_start`` (``start`` is the onset of the speech in it)."""
 
     start: float
     end: float
     audio: np.ndarray
     done: bool
+    audio_start: float | None = None
+
+    def stretch(self, first: int, onset: int, end: int) -> Segment:
+        """The part of this segment from sample ``first`` to ``end`` of its audio, its speech
+        beginning at sample ``onset``."""
+        t0 = self.start if self.audio_start is None else self.audio_start
+        return Segment(
+            max(self.start, t0 + onset / SAMPLE_RATE),
+            min(self.end, t0 + end / SAMPLE_RATE),
+            self.audio[first:end],
+            self.done,
+            t0 + first / SAMPLE_RATE,
+        )
 
 
 class Segmenter:
@@ -44,6 +90,7 @@ class Segmenter:
         self._run = 0  # consecutive loud frames before an onset
         self._quiet = 0  # consecutive quiet frames inside an utterance
         self.start: float | None = None
+        self._audio_start = 0.0
         self._last_loud_end = 0.0
 
     @property
@@ -96,6 +143,7 @@ class Segmenter:
             self.start = t + frame_s - onset_frames * frame_s
             pre = int(p.preroll_s * SAMPLE_RATE / FRAME)
             self._frames = list(self._preroll[-(onset_frames + pre) :])
+            self._audio_start = t + frame_s - len(self._frames) * frame_s
             self._quiet = 0
             self._last_loud_end = t + frame_s
             return None
@@ -107,7 +155,9 @@ class Segmenter:
             self._quiet += 1
         too_long = t + frame_s - self.start >= p.max_utterance_s
         if self._quiet * frame_s >= p.hangover_s or too_long:
-            segment = Segment(self.start, self._last_loud_end, self.audio(), True)
+            segment = Segment(
+                self.start, self._last_loud_end, self.audio(), True, self._audio_start
+            )
             self.reset()
             self._preroll = []  # the next utterance's pre-roll never reaches back into this one
             return segment
@@ -125,4 +175,4 @@ class Segmenter:
         """The utterance in progress, if any, up to its latest loud frame."""
         if self.start is None:
             return None
-        return Segment(self.start, self._last_loud_end, self.audio(), False)
+        return Segment(self.start, self._last_loud_end, self.audio(), False, self._audio_start)
