@@ -198,3 +198,48 @@ def test_an_early_reading_finished_as_final_reuses_its_encoding():
     backend.set_context(ListenContext.for_rank_due("8", PLAYERS))  # another prompt
     backend.decode(audio[:-320], final=True)
     assert len(encoded) == 3
+
+
+def test_the_usual_form_is_sentence_case_with_names_capitalized():
+    assert grammar.usual_form("undo that") == "Undo that"
+    assert grammar.usual_form("cheat ben", PLAYERS) == "Cheat Ben"
+    assert grammar.usual_form("ben cheat", PLAYERS) == "Ben cheat"
+    assert grammar.usual_form("i pass") == "I pass"
+    assert grammar.usual_form("b s") == "B.S."
+    assert grammar.usual_form("cheat mary ann", ("Mary Ann",)) == "Cheat Mary Ann"
+
+
+@pytest.mark.slow
+def test_the_forced_reading_weighs_the_phrases_spelled_like_the_free_one_whole():
+    """The greedy walk settles a phrase at its first token: the piper voices' "undo", read
+    "end you", walked to "end the evening". The legal phrases spelled most like the free
+    reading that begin with another word are scored whole as well, and the likeliest
+    reading kept."""
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+
+    backend = ConstrainedWhisperBackend()
+    backend.set_context(PLAY)
+    undo = backend._usual["undo"]
+    assert backend.hf.decode(undo) == " Undo"
+    scored: list[list[int]] = []
+
+    def log_probs_of(encoded, paths):
+        scored.extend(paths)
+        vocabulary = 51864  # tiny.en's
+        return [np.full((len(p) + 1, vocabulary), -1.0 if p == undo else -6.0) for p in paths]
+
+    backend._walk = lambda encoded, free=None: ("end the evening", -4.7)
+    backend._text = lambda free: "end you"
+    backend._log_probs_of = log_probs_of
+    assert backend._forced(None, free=object()) == ("undo", pytest.approx(-1.0))
+    assert undo in scored and len(scored) <= 6
+    backend._walk = lambda encoded, free=None: ("undo", -0.5)  # the walk's own reading stands
+    assert backend._forced(None, free=object()) == ("undo", -0.5)
+    assert backend._forced(None) == ("undo", -0.5)  # no free reading: the walk alone
+    # past its first word the walk's choices stand: "cheat" is not weighed against the
+    # walk's "cheat ben" (scored whole, a phrase ending early may beat the name heard)
+    scored.clear()
+    backend._walk = lambda encoded, free=None: ("cheat ben", -1.5)
+    backend._text = lambda free: "cheat yeah"
+    assert backend._forced(None, free=object()) == ("cheat ben", -1.5)
+    assert scored and backend._usual["cheat"] not in scored

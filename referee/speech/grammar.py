@@ -57,6 +57,16 @@ def surface_forms(phrase: str) -> list[str]:
     return forms
 
 
+def usual_form(phrase: str, players: Iterable[str] = ()) -> str:
+    """``phrase`` as a decoder most often writes it: sentence case, names and "I" with a
+    capital, no commas ("Ben cheat", "Undo that", "B.S.")."""
+    if phrase in SPELLINGS:
+        return SPELLINGS[phrase][0]
+    names = {w for p in players for w in normalize(p).split()}
+    words = [w.capitalize() if w in names or w == "i" else w for w in phrase.split()]
+    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]]) if words else ""
+
+
 def build(encode: Callable[[str], list[int]], legal: Iterable[str]) -> Node:
     """The tree of every surface form of every phrase in ``legal``, as ``encode`` spells it
     (each form is encoded with a leading space, as a decoder writes its first word)."""
