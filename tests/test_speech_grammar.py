@@ -243,3 +243,9 @@ def test_the_forced_reading_weighs_the_phrases_spelled_like_the_free_one_whole()
     backend._text = lambda free: "cheat yeah"
     assert backend._forced(None, free=object()) == ("cheat ben", -1.5)
     assert scored and backend._usual["cheat"] not in scored
+    # nor another count against the walk's claim: the walk weighed the counts at its first fork
+    scored.clear()
+    backend._walk = lambda encoded, free=None: ("two sevens", -1.5)
+    backend._text = lambda free: "to sevens"
+    assert backend._forced(None, free=object()) == ("two sevens", -1.5)
+    assert backend._usual["three sevens"] not in scored

@@ -188,12 +188,14 @@ class WhisperBackend:
         #: constrained mode: each legal phrase (normalized) in the form the decoder usually
         #: writes it, as tokens (see :meth:`_forced`)
         self._usual: dict[str, list[int]] = {}
+        self._claims: dict[str, bool] = {}
         if self.constrained:
             legal = grammar.spoken_phrases(ctx)
             self.grammar = grammar.build(
                 lambda text: self.hf.encode(text, add_special_tokens=False).ids, legal
             )
             for phrase in legal:
+                self._claims[phrase] = parse(phrase, ctx.players).type == "claim"
                 written = grammar.usual_form(phrase, ctx.players)
                 self._usual[phrase] = self.hf.encode(" " + written, add_special_tokens=False).ids
         return []
@@ -255,10 +257,14 @@ class WhisperBackend:
         if free is None or not self._usual:
             return text, score
         heard, first = self._text(free), text.split()[:1]
+        claimed = parse(text, self.ctx.players).type == "claim"
         alike = [
             p
             for p in self._usual
-            if p.split()[:1] != first and likeness(heard, p) >= ALIKE_LIKENESS
+            if p.split()[:1] != first
+            and likeness(heard, p) >= ALIKE_LIKENESS
+            # the walk weighed the counts against each other at its first fork
+            and not (claimed and self._claims.get(p, False))
         ]
         alike = sorted(alike, key=lambda p: -likeness(heard, p))[:ALIKE_PHRASES]
         if not alike:
