@@ -72,6 +72,19 @@ def test_a_claim_read_early_is_acted_on_at_once_and_its_final_is_not_a_second_cl
     assert table.act(calls.hear(heard(1.0, 1.7, CLAIM))) == []
 
 
+def test_while_a_last_play_may_be_called_a_claim_read_early_waits_for_its_final(table):
+    """The claim after a player's last cards ends the game: the whole utterance decides it
+    (its first tenths under babble were once read as a claim, and were a call)."""
+    last = [True]
+    calls = CallAssembler(lambda: table.phase, last_play=lambda: last[0])
+    assert table.act(calls.hear(heard(1.0, 1.3, CLAIM, partial=True))) == []
+    assert table.act(calls.hear(heard(1.0, 2.2, call("Dev")))) == [("call", "Dev", 1.0)]
+    assert table.act(calls.hear(heard(4.0, 4.4, CLAIM, partial=True))) == []
+    assert table.act(calls.hear(heard(4.0, 4.7, CLAIM))) == [("claim", None, 4.0)]
+    last[0] = False
+    assert table.act(calls.hear(heard(6.0, 6.4, CLAIM, partial=True))) == [("claim", None, 6.0)]
+
+
 def test_a_claim_guessed_early_waits_for_its_final(table, calls):
     assert table.act(calls.hear(heard(1.0, 1.5, CLAIM, partial=True, guessed=True))) == []
     assert table.act(calls.hear(heard(1.0, 1.7, CLAIM))) == [("claim", None, 1.0)]

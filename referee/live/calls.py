@@ -19,7 +19,10 @@ a claim: one read early (the recognizer emits only complete ones, count and rank
 and not guessed is acted on at once, and its final (same onset) is not a second claim, as
 for a named call. Waiting for the final cost a claim 0.5-0.7 s here, one more decode after
 the voice gate's hangover (``python -m bench.live.latency``); ``bench/speech`` counts its
-latency from that early reading too.
+latency from that early reading too. Not while a player's last cards may still be called
+(``last_play()``): the claim that follows them ends the game, and the first tenths of a
+second of a call under babble were once read early as that claim ("cheat, player four!"
+begun, read "two jacks" with jacks due: "Cara wins"), so there the whole utterance decides.
 
 Pure: no clock, no audio, no game. ``phase()`` tells the phase of the game now; the
 iterators it returns must be consumed at once, acting on each :class:`Heard` before the
@@ -50,8 +53,10 @@ class CallAssembler:
         phase: Callable[[], str],
         name_wait_s: float = NAME_WAIT_S,
         name_wait_max_s: float = NAME_WAIT_MAX_S,
+        last_play: Callable[[], bool] = lambda: False,
     ) -> None:
         self.phase = phase
+        self.last_play = last_play
         self.name_wait_s = name_wait_s
         self.name_wait_max_s = name_wait_max_s
         #: a bare call waiting for its caller's name
@@ -102,10 +107,14 @@ class CallAssembler:
         if call is not None:
             yield from self._act(call)
 
-    @staticmethod
-    def _early_claim(heard: Heard) -> bool:
+    def _early_claim(self, heard: Heard) -> bool:
         """A claim read early that is acted on at once (see the module docstring)."""
-        return heard.intent.type == "claim" and heard.utterance.partial and not heard.guessed
+        return (
+            heard.intent.type == "claim"
+            and heard.utterance.partial
+            and not heard.guessed
+            and not self.last_play()
+        )
 
     @staticmethod
     def _bare(heard: Heard) -> bool:

@@ -176,7 +176,10 @@ class LiveReferee:
         if self.follow_voice and hasattr(self.voice, "echo_cancelled"):
             cancelled = lambda: bool(self.voice.echo_cancelled)  # noqa: E731
         self._ears = Ears(self.recognizer, follow_voice=self.follow_voice, echo_cancelled=cancelled)
-        self._calls = CallAssembler(lambda: self.session.state.phase)
+        self._calls = CallAssembler(
+            lambda: self.session.state.phase,
+            last_play=lambda: self.session.state.pending_out is not None,
+        )
 
     @property
     def ears(self) -> Ears:
