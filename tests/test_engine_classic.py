@@ -216,6 +216,15 @@ def test_repeat_whose_turn_how_many_and_score_change_nothing():
     assert s.state.to_dict() == before
 
 
+def test_what_is_said_again_is_marked_as_said_again_not_as_a_new_claim():
+    s = session()
+    claimed = [a.to_dict() for a in s.hear("two aces")]
+    again = [a.to_dict() for a in s.hear("repeat")]
+    assert [a["kind"] for a in claimed] == ["claim", "turn"]
+    assert [a["kind"] for a in again] == ["repeat", "repeat"]
+    assert again == [{**a, "kind": "repeat", "repeats": a["kind"]} for a in claimed]
+
+
 @pytest.mark.parametrize("players", [("Solo",), tuple("ABCDEFGHIJK"), ("Al", "al")])
 def test_bad_seatings_are_refused(players):
     with pytest.raises(ValueError):

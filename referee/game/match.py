@@ -123,9 +123,17 @@ class Match:
         return [engine.prompt(s)]
 
     def query(self, command: str) -> list[Announcement]:
-        """Answer "repeat", "score", "how many cards" or "whose turn"."""
+        """Answer "repeat", "score", "how many cards" or "whose turn".
+
+        What "repeat" says again is marked as said again (kind ``repeat``, the kind it had as
+        ``repeats``): "Dev: three queens." repeated is not Dev claiming again, for anyone
+        reading the referee's lines (a table that took it for a new claim undid the real one).
+        """
         if command == "repeat":
-            return list(self.last_said)
+            return [
+                Announcement(a.text, "repeat", {**a.data, "repeats": a.kind})
+                for a in self.last_said
+            ]
         self.last_said = self._answer(command)
         return list(self.last_said)
 
