@@ -842,7 +842,10 @@ class Table:
                 continue
             step.start = locate(left, samples, step.start)
             step.end = step.start + len(samples) / RATE
-            step.voice_at = next((a for a, _ in voice if a >= step.end - 0.05), None)
+            # the first of the referee's sentences begun after the words began: a claim read
+            # early is said back before its words have quite ended (a negative latency);
+            # looking only after their end skipped to a later sentence, seconds on
+            step.voice_at = next((a for a, _ in voice if a >= step.start + 0.05), None)
 
 
 def locate(channel: np.ndarray, samples: np.ndarray, near: float, within: float = 0.6) -> float:
