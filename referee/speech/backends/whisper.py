@@ -258,15 +258,15 @@ class WhisperBackend:
             return text, score
         heard, first = self._text(free), text.split()[:1]
         claimed = parse(text, self.ctx.players).type == "claim"
-        alike = [
-            p
+        weighed = [
+            (likeness(heard, p), p)
             for p in self._usual
             if p.split()[:1] != first
-            and likeness(heard, p) >= ALIKE_LIKENESS
             # the walk weighed the counts against each other at its first fork
             and not (claimed and self._claims.get(p, False))
         ]
-        alike = sorted(alike, key=lambda p: -likeness(heard, p))[:ALIKE_PHRASES]
+        weighed = sorted((w for w in weighed if w[0] >= ALIKE_LIKENESS), key=lambda w: -w[0])
+        alike = [p for _, p in weighed[:ALIKE_PHRASES]]
         if not alike:
             return text, score
         paths = [self._usual[p] for p in alike]
