@@ -40,13 +40,13 @@ def loudest_stretch(
     if n < 10:
         return None
     frames = audio[: n * FRAME].astype(np.float64).reshape(n, FRAME)
-    db = 10 * np.log10(np.mean(frames**2, axis=1) + 1e-12)
+    power = np.mean(frames**2, axis=1) + 1e-12
+    db = 10 * np.log10(power)
     top = np.sort(db)[-10]  # the loudest 0.2 s
     loud = np.flatnonzero(db >= top - drop_db)
     bridge = max(1, round(bridge_s * SAMPLE_RATE / FRAME))
     runs = np.split(loud, np.flatnonzero(np.diff(loud) > bridge) + 1)
-    energy = 10 ** (db / 10)
-    best = max(runs, key=lambda r: energy[r[0] : r[-1] + 1].sum())
+    best = max(runs, key=lambda r: power[r[0] : r[-1] + 1].sum())
     pad = round(pad_s * SAMPLE_RATE / FRAME)
     first, last = max(0, best[0] - pad), min(n, best[-1] + 1 + pad)
     if last - first >= 0.8 * n:
