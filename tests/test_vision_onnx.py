@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from referee.vision.detector import letterbox, nms, to_frame
+from referee.vision.group import iou
 from referee.vision.ranker import RANKER_PT
 from referee.vision.reader import DEFAULT_MODEL, MODEL_FLOAT, MODEL_PT, CardReader
 from tests.vision_scenes import closeup, render_decks, scene
@@ -84,13 +85,6 @@ def _box(card):
     return card.box
 
 
-def _iou(a, b) -> float:
-    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = w * h
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
-
-
 @needs_torch
 @pytest.mark.slow  # imports torch and ultralytics (~10 s here) and reads every scene twice
 def test_onnx_reads_the_same_cards_as_the_pt_pipeline(decks):
@@ -129,7 +123,7 @@ def test_the_eight_bit_detector_reads_as_well_as_the_float_one(decks):
         for key, got in (("int8", a), ("float", b)):
             right[key] += sum((Counter(got.ranks) & Counter(truth)).values())
         for x in a.cards:  # each card the int8 reader sees, the float one sees there too
-            best = max(_iou(x.box, y.box) for y in b.cards)
+            best = max(iou(x.box, y.box) for y in b.cards)
             assert best >= 0.7, f"scene {i}: {x} overlaps no float card (IoU {best:.2f})"
     assert right["int8"] >= right["float"] >= 12, right
 

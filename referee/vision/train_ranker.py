@@ -27,19 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
+from referee.vision.group import iou
 from referee.vision.ranker import CLASSES, CONTEXT, NONE, PATCH, build_net, index_patch, to_grey
 
 #: Training designs kept for the classifier's own validation (the detector did see them).
 VAL_DESIGNS = ("aisleriot-simplistic", "own-37", "own-38", "own-39")
 SHARD = 200
-
-
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    ua = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / ua if ua > 0 else 0.0
 
 
 def scene_crops(rng: random.Random, img, labels, corners) -> tuple[list, list]:
@@ -48,7 +41,7 @@ def scene_crops(rng: random.Random, img, labels, corners) -> tuple[list, list]:
     xs, ys = [], []
     boxes = [lb[1:5] for lb in labels]
     for c in corners:
-        ious = [_iou(c.box, b) for b in boxes]
+        ious = [iou(c.box, b) for b in boxes]
         best = int(np.argmax(ious)) if ious else -1
         if best >= 0 and ious[best] >= 0.4:
             xs.append(index_patch(grey, c.box, c.centre))
@@ -80,7 +73,7 @@ def scene_crops(rng: random.Random, img, labels, corners) -> tuple[list, list]:
         f = rng.uniform(0.7, 1.4)
         nb = (px - f * (x2 - x1) / 2, py - f * (y2 - y1) / 2,
               px + f * (x2 - x1) / 2, py + f * (y2 - y1) / 2)  # fmt: skip
-        if max(_iou(nb, b) for b in boxes) < 0.1:
+        if max(iou(nb, b) for b in boxes) < 0.1:
             b = rng.uniform(0, 2 * math.pi)
             d = rng.uniform(1.5, 4) * s
             xs.append(index_patch(grey, nb, (px + d * math.cos(b), py + d * math.sin(b))))
