@@ -79,8 +79,9 @@ HONEST_WORDS = frozenset({"honest", "truth", "true", "truthful"})
 LIE_WORDS = frozenset({"lie", "lied", "false", "fake"})
 #: how recognizers write "player" before a seat's number ("Play for.", "Playa 4.", "Cheat!
 #: Play a four.", "Cheat! Play your four.", "play it for": whisper on espeak-ng voices saying
-#: "player four"); longer forms first, so "play it for" is not read as "play" + "it"
-SEAT_WORDS = ("player", "playa", "play a", "play your", "play it", "play")
+#: "player four"; "play the four" in a 20 dB kitchen); longer forms first, so "play it for"
+#: is not read as "play" + "it"
+SEAT_WORDS = ("player", "playa", "play a", "play your", "play it", "play the", "play")
 _PLAYER_NUMBER = re.compile(rf"\b(?:{'|'.join(SEAT_WORDS)}) (\w+)\b")
 
 

@@ -176,6 +176,9 @@ def test_a_claim_says_one_claim_and_nothing_more():
     assert interpret("so one two", twos) == Intent("claim", count=1, rank="2")
     assert interpret("that's two of twos", twos) == Intent("claim", count=2, rank="2")
     assert interpret("Alice: two twos", twos) == Intent("claim", count=2, rank="2")
+    # a name after the claim's words: a call misread ("bullshit, Ben!" under babble)
+    assert interpret("two twos, Ben", twos) is None
+    assert interpret("Alice, two twos, Ben", twos) is None
 
 
 @pytest.mark.parametrize(
@@ -188,6 +191,7 @@ def test_a_claim_says_one_claim_and_nothing_more():
         ("Cheat! Play your four.", Intent("call", caller="Dev")),
         ("cheat play it for", Intent("call", caller="Dev")),
         ("Play it for.", Intent("name", name="Dev")),
+        ("play the four", Intent("name", name="Dev")),  # in a 20 dB kitchen
     ],
 )
 def test_a_seat_is_heard_however_the_recognizer_writes_player(heard, intent):
