@@ -146,10 +146,14 @@ def claim_shaped(text: str, ctx: ListenContext) -> bool:
     "that's two of aces", "Alice: two aces") or a rank alone, small words and names aside.
     A run of counts around a rank ("one two three four", "three two three") is the decoder
     reciting its prompt over babble, never a claim: 10 of the 32 claims an hour invented
-    from table chatter (bench/speech/chatter.md, 2026-12-02) were such runs."""
+    from table chatter (bench/speech/chatter.md, 2026-12-02) were such runs. A name may come
+    first (the claimer's own), never after: under 15 dB babble "bullshit, Ben!" was read
+    "four eights ben", and the referee took a claim where a call was made."""
     names = {w for name in name_words(ctx) for w in name.split()}
-    words = [w for w in normalize(text).split() if w not in FILLER_WORDS and w not in names]
-    return 1 <= len(words) <= 2
+    words = [w for w in normalize(text).split() if w not in FILLER_WORDS]
+    while words and words[0] in names:
+        words.pop(0)
+    return 1 <= len(words) <= 2 and not names & set(words)
 
 
 def lone_due_rank(ctx: ListenContext) -> str | None:
