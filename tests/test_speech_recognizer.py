@@ -336,3 +336,46 @@ def test_a_command_standing_out_of_babble_is_read_from_its_own_stretch():
     assert finals(rec, babble_table(0.05)) == []
     backend = rec.backend
     assert all(s > 4.0 for s, final in zip(backend.decoded, backend.finals, strict=True) if final)
+
+
+class RunTogetherBackend(ToneBackend):
+    """Reads two phrases said with a short pause between them as one garbled phrase (as
+    whisper read espeak-ng's "Cara, cheat!": "cara m teet"), each alone as itself; and "ben"
+    said with a trailing sound (pitch 2500) as "ben remind"."""
+
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        spectrum = np.abs(np.fft.rfft(audio))
+        hz = np.fft.rfftfreq(len(audio), 1 / SAMPLE_RATE)
+        energy = {f: spectrum[np.abs(hz - f) < 30].max() for f in [*WORDS, 2500]}
+        strong = [f for f, e in energy.items() if e > 0.3 * max(energy.values())]
+        if len(strong) > 1:
+            self.decoded.append(len(audio) / SAMPLE_RATE)
+            self.finals.append(final)
+            return Hypothesis("ben m teet", 0.5)
+        if abs(np.argmax(spectrum) * SAMPLE_RATE / len(audio) - 2500) < 60:
+            return Hypothesis("ben remind", 0.6)
+        return super().decode(audio, final=final)
+
+
+def test_a_name_and_a_call_run_together_are_read_apart_at_their_pause():
+    """ "Ben, cheat!" with 0.12 s between the words is one utterance (the gate's hangover is
+    0.2 s), read whole as nothing legal; read as the words either side of the pause it is a
+    call by Ben, stamped with his name's onset."""
+    rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 700, 0.3), (1.42, 300, 0.3)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": "Ben"}]
+    assert heard[0].utterance.start == pytest.approx(1.0, abs=0.03)
+    assert heard[0].utterance.end == pytest.approx(1.72, abs=0.03)
+    # the name read with a sound after it ("ben remind"): its first word names the caller
+    rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 2500, 0.3), (1.42, 300, 0.3)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": "Ben"}]
+
+
+def test_words_either_side_of_a_pause_are_one_call_only_when_they_make_one():
+    rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
+    # a name and a claim: read apart, no call (the claim is not taken from half of it)
+    assert finals(rec, table((1.0, 700, 0.3), (1.42, 500, 0.3))) == []
+    # a pause too short to be between words (60 ms): not read apart
+    rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
+    assert finals(rec, table((1.0, 2500, 0.3), (1.36, 300, 0.3))) == []

@@ -70,6 +70,13 @@ MUTES_KEPT = 2000
 #: and one claim from chatter under babble ("hold on a second" as "three threes")
 LONG_UTTERANCE_S = 1.0
 STRETCH_TYPES = frozenset({"command"})
+#: a short utterance that reads as nothing legal is read again as the words either side of
+#: its longest pause, when that pause is at least this long: "Cara, cheat!" with 0.1-0.2 s
+#: between the words (under the gate's hangover, so one utterance) read whole "cara m teet"
+#: (espeak-ng's en-us+f3 in the room, both times it was said), and read as two, "Cara" and
+#: "cheat": a call by Cara, as when the pause was long enough to end the first utterance
+SPLIT_PAUSE_S = 0.08
+SPLIT_MAX_S = 2.0
 
 
 def _frames(seconds: float) -> int:
@@ -247,6 +254,8 @@ class Recognizer:
         heard = self._decide(segment, partial=False)
         if heard is None and not chatter:
             heard = _confirm(early, segment)
+        if heard is None and not chatter:
+            heard = self._halves(segment, early)
         if heard is None and segment.end - segment.start >= LONG_UTTERANCE_S:
             stretch = loudest_stretch(segment.audio)
             if stretch is not None:
@@ -254,6 +263,50 @@ class Recognizer:
                 if words is not None and words.intent.type in STRETCH_TYPES:
                     return words
         return heard
+
+    def _halves(self, segment: Segment, early: Heard | None) -> Heard | None:
+        """A name and a call either side of ``segment``'s longest pause, read apart, as one
+        call by that player (:func:`merge_caller`); None for anything else. The words before
+        the pause are most often what the first pause's early reading already read."""
+        pause = segment.pause
+        if (
+            pause is None
+            or pause[1] - pause[0] < _frames(SPLIT_PAUSE_S) * FRAME
+            or segment.end - segment.start > SPLIT_MAX_S
+        ):
+            return None
+        halves = segment.halves()
+        assert halves is not None
+        head_words, tail_words = halves
+        if (
+            early is not None
+            and early.utterance.start == segment.start
+            and early.utterance.end <= head_words.end
+            and not early.guessed
+        ):
+            head: Heard | None = Heard(
+                replace(early.utterance, partial=False), early.intent, early.decided_at
+            )
+        else:
+            head = self._decide(head_words, partial=False) or self._leading_name(head_words)
+        if head is None or head.intent.type not in ("name", "call"):
+            return None
+        tail = self._decide(tail_words, partial=False)
+        return merge_caller(head, tail) if tail is not None else None
+
+    def _leading_name(self, segment: Segment) -> Heard | None:
+        """The player named by the first words ``segment`` was read as (after a
+        :meth:`_decide` of it that found nothing legal): espeak-ng's "Cara," before a pause
+        is read "cara remind"."""
+        hypothesis = self._recognize(segment)
+        words = hypothesis.text.split()
+        for n in (2, 1):
+            intent = self.interpret(" ".join(words[:n])) if len(words) > n else None
+            if intent is not None and intent.type == "name":
+                text = " ".join(words[:n])
+                utterance = Utterance(segment.start, segment.end, text, hypothesis.confidence)
+                return Heard(utterance, intent, decided_at=self.busy_until)
+        return None
 
     def _decide(self, segment: Segment, partial: bool, full: bool | None = None) -> Heard | None:
         """What ``segment`` says, if legal now. ``full``: read it as thoroughly as a final

@@ -64,6 +64,9 @@ class Segment:
     audio: np.ndarray
     done: bool
     audio_start: float | None = None
+    #: (first, end) samples of ``audio`` of the longest pause inside the words: the quiet
+    #: between "Cara," and "cheat!" when it was shorter than the gate's hangover
+    pause: tuple[int, int] | None = None
 
     def stretch(self, first: int, onset: int, end: int) -> Segment:
         """The part of this segment from sample ``first`` to ``end`` of its audio, its speech
@@ -76,6 +79,18 @@ class Segment:
             self.done,
             t0 + first / SAMPLE_RATE,
         )
+
+    def halves(self, pad_s: float = 0.06) -> tuple[Segment, Segment] | None:
+        """The words before and after :attr:`pause` (each with ``pad_s`` of it), or None."""
+        if self.pause is None:
+            return None
+        first, end = self.pause
+        pad = int(pad_s * SAMPLE_RATE)
+        t0 = self.start if self.audio_start is None else self.audio_start
+        onset = max(0, round((self.start - t0) * SAMPLE_RATE))
+        head = self.stretch(0, onset, min(first + pad, end))
+        tail = self.stretch(max(end - pad, first), end, len(self.audio))
+        return head, tail
 
 
 class Segmenter:
@@ -92,6 +107,7 @@ class Segmenter:
         self.start: float | None = None
         self._audio_start = 0.0
         self._last_loud_end = 0.0
+        self._pause: tuple[int, int] | None = None  # frames: first quiet one, how many
 
     @property
     def in_speech(self) -> bool:
@@ -113,6 +129,7 @@ class Segmenter:
     def reset(self) -> None:
         """Forget any utterance in progress (used by the mute gate)."""
         self._frames, self._run, self._quiet, self.start = [], 0, 0, None
+        self._pause = None
 
     def listen_only(self, frame: np.ndarray) -> None:
         """Let a frame move the noise floor without ever starting an utterance."""
@@ -149,15 +166,15 @@ class Segmenter:
             return None
         self._frames.append(frame)
         if loud:
+            if self._quiet and (self._pause is None or self._quiet > self._pause[1]):
+                self._pause = (len(self._frames) - 1 - self._quiet, self._quiet)
             self._quiet = 0
             self._last_loud_end = t + frame_s
         else:
             self._quiet += 1
         too_long = t + frame_s - self.start >= p.max_utterance_s
         if self._quiet * frame_s >= p.hangover_s or too_long:
-            segment = Segment(
-                self.start, self._last_loud_end, self.audio(), True, self._audio_start
-            )
+            segment = self._segment(done=True)
             self.reset()
             self._preroll = []  # the next utterance's pre-roll never reaches back into this one
             return segment
@@ -175,4 +192,13 @@ class Segmenter:
         """The utterance in progress, if any, up to its latest loud frame."""
         if self.start is None:
             return None
-        return Segment(self.start, self._last_loud_end, self.audio(), False, self._audio_start)
+        return self._segment(done=False)
+
+    def _segment(self, done: bool) -> Segment:
+        assert self.start is not None
+        pause = None
+        if self._pause is not None:
+            first, quiet = self._pause
+            pause = first * FRAME, (first + quiet) * FRAME
+        end = self._last_loud_end
+        return Segment(self.start, end, self.audio(), done, self._audio_start, pause)
