@@ -15,12 +15,14 @@ from referee.speech.vocab import ListenContext
 CHATTER = "<chatter>"  # a backend's verdict: speech too long to be a game phrase
 GUESSED = "<three kings, guessed>"  # "three kings", read by forcing onto the vocabulary
 MENDED = "<cheat, mended when final>"  # read early as nothing legal; mended only when final
+MENDED_CLAIM = "<three kings, mended when final>"  # the same, a claim
 TAIL = "<two aces, once its quiet tail is in>"  # the last word's end is below the voice gate
 
 #: the fake backend's language: a tone's pitch stands for a phrase
 WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely today",
          1100: "three kings", 1300: "alice cheat", 1500: CHATTER, 1700: GUESSED,
-         1900: MENDED, 2100: TAIL, 2300: "cara", 3300: "undo", 2700: "two twos"}  # fmt: skip
+         1900: MENDED, 2100: TAIL, 2300: "cara", 3300: "undo", 2700: "two twos",
+         3100: MENDED_CLAIM, 3500: "cheat alice"}  # fmt: skip
 
 
 class ToneBackend:
@@ -49,6 +51,10 @@ class ToneBackend:
             if final:
                 return Hypothesis("cheat", 0.5, guessed=True)
             return Hypothesis("chee", 0.5, unsettled=True)
+        if text == MENDED_CLAIM:
+            if final:
+                return Hypothesis("three kings", 0.5, guessed=True)
+            return Hypothesis("three kin", 0.5, unsettled=True)
         if text == TAIL:
             loud = np.flatnonzero(np.abs(audio) > 0.05)
             tail_s = (len(audio) - loud[-1]) / SAMPLE_RATE if len(loud) else 0.0
@@ -126,12 +132,22 @@ def test_the_first_pause_is_read_in_full_and_the_final_reuses_it():
     # the words end at 1.6 s: the decode 60 ms later is a full reading, and the endpoint
     # (200 ms of quiet) takes it as it is instead of decoding the same words again
     rec = recognizer()
-    heard = list(rec.utterances(ArraySource(table((1.0, 1900, 0.6)))))
+    heard = list(rec.utterances(ArraySource(table((1.0, 3100, 0.6)))))
     assert rec.backend.finals[-1] is True
     assert rec.backend.finals.count(True) == 1
     final = [h for h in heard if not h.utterance.partial]
-    assert [h.intent.to_dict() for h in final] == [{"type": "call", "caller": None}]
+    assert [h.intent.to_dict() for h in final] == [{"type": "claim", "count": 3, "rank": "K"}]
     assert final[0].decided_at == pytest.approx(1.8, abs=0.05)  # at the endpoint
+
+
+def test_a_bare_call_read_at_the_first_pause_is_read_again_whole():
+    """A call without its caller waits for a name anyway, so its final reads the words with
+    their quiet tail: the caller's name may end there ("cheat, Dev!" read "cheat" at the
+    first pause, "cheat dev" whole)."""
+    rec = recognizer()
+    finals(rec, table((1.0, 1900, 0.6)))
+    assert rec.backend.finals.count(True) == 2
+    assert rec.backend.decoded[-1] > rec.backend.decoded[-2]
 
 
 class SlowToneBackend(ToneBackend):
@@ -174,7 +190,19 @@ def test_mute_gate_drops_the_referees_own_voice():
 def test_mute_cuts_an_utterance_in_progress():
     rec = recognizer()
     rec.mute(until=1.2)  # the referee talks over the start of a call
-    assert finals(rec, table((1.0, 300, 0.6))) == []
+    assert finals(rec, table((1.0, 300, 0.3))) == []
+
+
+def test_sound_running_on_after_the_ears_open_is_echo_only_briefly():
+    """Loud sound that runs on from the voice is its echo for ECHO_CARRY_S; words going on
+    past that are heard, from where the ears opened (in a kitchen whose noise stayed over
+    the gate, a claim begun just after they opened was once taken for echo to its end)."""
+    rec = recognizer()
+    rec.mute(until=1.2)
+    heard = finals(rec, table((1.0, 500, 0.9)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "claim", "count": 2, "rank": "A"}]
+    assert heard[0].utterance.start >= 1.2
+    assert rec.backend.decoded[-1] <= 1.9 - 1.2 + 0.2  # none of the muted audio
 
 
 def test_chatter_and_illegal_claims_are_rejected():
@@ -261,8 +289,8 @@ def test_an_unsettled_early_reading_is_decoded_again_as_final():
     # reading would be reused for the final: it is decoded again, as final, and mended then,
     # on the same audio (only quiet came after it, and the backend still has its encoding)
     rec = recognizer()
-    heard = finals(rec, table((1.0, 1900, 0.64)))
-    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
+    heard = finals(rec, table((1.0, 3100, 0.64)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "claim", "count": 3, "rank": "K"}]
     assert heard[0].guessed
     assert rec.backend.finals[-2:] == [False, True]
     assert rec.backend.decoded[-1] == rec.backend.decoded[-2]
@@ -362,10 +390,14 @@ def test_a_name_and_a_call_run_together_are_read_apart_at_their_pause():
     0.2 s), read whole as nothing legal; read as the words either side of the pause it is a
     call by Ben, stamped with his name's onset."""
     rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
-    heard = finals(rec, table((1.0, 700, 0.3), (1.42, 300, 0.3)))
-    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": "Ben"}]
-    assert heard[0].utterance.start == pytest.approx(1.0, abs=0.03)
-    assert heard[0].utterance.end == pytest.approx(1.72, abs=0.03)
+    heard = list(rec.utterances(ArraySource(table((1.0, 700, 0.3), (1.42, 300, 0.3)))))
+    final = [h for h in heard if not h.utterance.partial]
+    assert [h.intent.to_dict() for h in final] == [{"type": "call", "caller": "Ben"}]
+    assert final[0].utterance.start == pytest.approx(1.0, abs=0.03)
+    assert final[0].utterance.end == pytest.approx(1.72, abs=0.03)
+    # known at the pause after "cheat": the words since the name read alone, not the whole
+    early = [h for h in heard if h.utterance.partial and h.intent.type == "call"]
+    assert early[0].intent.caller == "Ben" and early[0].decided_at < 1.72 + 0.2
     # the name read with a sound after it ("ben remind"): its first word names the caller
     rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
     heard = finals(rec, table((1.0, 2500, 0.3), (1.42, 300, 0.3)))
@@ -379,3 +411,27 @@ def test_words_either_side_of_a_pause_are_one_call_only_when_they_make_one():
     # a pause too short to be between words (60 ms): not read apart
     rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
     assert finals(rec, table((1.0, 2500, 0.3), (1.36, 300, 0.3))) == []
+
+
+def test_a_call_after_a_pause_with_nothing_legal_before_it_is_taken():
+    """Babble held the gate open before "bullshit!" (0.12 s under the gate between them):
+    read whole, nothing legal; the call after the pause is taken, at its own onset. A
+    claim there is not (a claim read out of babble is most often babble)."""
+    rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 900, 0.6), (1.72, 300, 0.3)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
+    assert heard[0].utterance.start == pytest.approx(1.72, abs=0.03)
+    rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
+    assert finals(rec, table((1.0, 900, 0.6), (1.72, 500, 0.3))) == []
+
+
+def test_a_caller_named_last_is_taken_only_once_the_words_pause():
+    """Read while the words go on, "cheat alice" may be "cheat, Al-" finished by the
+    decoder's guess (espeak-ng's "cheat, Dev!" read "cheat ben" 0.3 s in): the call comes
+    early without its caller, and the caller only from the reading at the pause after it."""
+    heard = list(recognizer().utterances(ArraySource(table((1.0, 3500, 1.0)))))
+    early = [h for h in heard if h.utterance.partial]
+    assert early[0].intent.to_dict() == {"type": "call", "caller": None}
+    assert early[0].decided_at < 2.0
+    named = [h for h in early if h.intent.caller == "Alice"]
+    assert named and named[0].decided_at >= 2.0 + 0.06  # the words end at 2.0 s

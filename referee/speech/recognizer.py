@@ -34,7 +34,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from referee.intents import COUNT_WORDS, Intent
+from referee.intents import COUNT_WORDS, Intent, normalize
 from referee.speech import backends
 from referee.speech.audio import Chunk
 from referee.speech.profile import DEFAULT, MicProfile
@@ -70,11 +70,18 @@ MUTES_KEPT = 2000
 #: and one claim from chatter under babble ("hold on a second" as "three threes")
 LONG_UTTERANCE_S = 1.0
 STRETCH_TYPES = frozenset({"command"})
+#: loud sound running on after the ears open is the voice's own echo (or its estimate fell
+#: short) for at most this long: in a 20 dB kitchen the noise stayed over the gate, and a
+#: claim begun 0.17 s after the ears opened was taken for echo to its end (bench/table)
+ECHO_CARRY_S = 0.14
 #: a short utterance that reads as nothing legal is read again as the words either side of
 #: its longest pause, when that pause is at least this long: "Cara, cheat!" with 0.1-0.2 s
 #: between the words (under the gate's hangover, so one utterance) read whole "cara m teet"
 #: (espeak-ng's en-us+f3 in the room, both times it was said), and read as two, "Cara" and
-#: "cheat": a call by Cara, as when the pause was long enough to end the first utterance
+#: "cheat": a call by Cara, as when the pause was long enough to end the first utterance.
+#: A call after the pause with nothing legal before it is taken too (babble before a
+#: "bullshit!"); calls from the loudest words of a long utterance were not (one more call
+#: invented in 20 minutes of bench/speech/chatter, where the pause's added none)
 SPLIT_PAUSE_S = 0.08
 SPLIT_MAX_S = 2.0
 
@@ -88,6 +95,20 @@ def _frames(seconds: float) -> int:
 def _complete(intent: Intent) -> bool:
     """Whether an early reading needs no more words: a claim, or a call with its caller."""
     return intent.type == "claim" or (intent.type == "call" and intent.caller is not None)
+
+
+def _name_unfinished(heard: Heard) -> Heard:
+    """A call read while its words go on, its caller's name last ("cheat, De-"): the call
+    alone, its caller left to the reading at the pause after it. espeak-ng's "cheat, Dev!"
+    was read "cheat ben" 0.3 s in and acted on as Ben's call, where the whole read "cheat
+    dev"; a name first ("Dev, cheat!") is finished once the call is heard."""
+    intent = heard.intent
+    if intent.type != "call" or intent.caller is None:
+        return heard
+    words = heard.utterance.text.split()
+    if not words or words[-1] not in normalize(intent.caller).split():
+        return heard
+    return replace(heard, intent=replace(intent, caller=None))
 
 
 def _news(heard: Heard, early: Heard | None) -> bool:
@@ -167,6 +188,8 @@ class Recognizer:
         #: the last decode: its utterance (start, end), how much audio it read, and what it heard
         self._cached: tuple[tuple[float, float], int, Hypothesis] | None = None
         self._segmenter: Segmenter | None = None
+        #: the last finished utterance (:meth:`read_from`)
+        self._last_final: Segment | None = None
         self.set_context(context or ListenContext())
         self.start()
 
@@ -212,13 +235,14 @@ class Recognizer:
     def _recognize(self, segment: Segment, final: bool = True) -> Hypothesis:
         """Decode, or reuse the decode made at the first pause when nothing was said since.
 
-        The final decodes again when that early reading left work for it (``unsettled``) or
-        found nothing legal: the quiet tail since then, below the voice gate, may hold the end
-        of the last word. An unsettled reading with no more than a first pause of quiet after
-        it (a periodic re-read that landed at the end of the words) is finished on its own
-        audio instead, as a settled early reading would be reused: the backend still holds its
-        encoding, so only the second reading is new work, where reading it all again would
-        cost an encoding and a free reading more.
+        The final decodes again when that early reading left work for it (``unsettled``),
+        found nothing legal or a call without its caller: the quiet tail since then, below the
+        voice gate, may hold the end of the last word (the caller's name, "cheat, Dev!"). An
+        unsettled reading with no more than a first pause of quiet after it (a periodic
+        re-read that landed at the end of the words) is finished on its own audio instead, as
+        a settled early reading would be reused: the backend still holds its encoding, so
+        only the second reading is new work, where reading it all again would cost an
+        encoding and a free reading more.
 
         ``busy_until`` models when the answer would be known live: decoding starts once the
         audio is in and the previous decode is done.
@@ -227,6 +251,8 @@ class Recognizer:
         if self._cached is not None and self._cached[0] == key:
             read, early = self._cached[1:]
             settled = not early.unsettled and (early.chatter or self._legal(early))
+            if settled and self._bare_call(early):
+                settled = False  # its caller's name may be in the tail: read it all
             if read == len(segment.audio) or not final or settled:
                 self.busy_until = max(self.busy_until, self.audio_time)
                 return early
@@ -242,6 +268,12 @@ class Recognizer:
         self._cached = (key, len(audio), hypothesis)
         return hypothesis
 
+    def _bare_call(self, hypothesis: Hypothesis) -> bool:
+        """Whether a reading is a call without its caller: it waits for a name anyway
+        (:mod:`referee.live.calls`), so its final may take the time to read it all."""
+        intent = self.interpret(hypothesis.text) if hypothesis.text else None
+        return intent is not None and intent.type == "call" and intent.caller is None
+
     def _legal(self, hypothesis: Hypothesis) -> bool:
         """Whether a backend's reading means something legal now."""
         return bool(hypothesis.text) and self.interpret(hypothesis.text) is not None
@@ -250,6 +282,9 @@ class Recognizer:
         """The final result for a finished utterance; an early reading stands only when the
         whole of it was not chatter (see :func:`_confirm`). A long one that says nothing legal
         may hold a command in its loudest words (``LONG_UTTERANCE_S``)."""
+        self._last_final = segment
+        if self._halved and early is not None and early.utterance.start == segment.start:
+            return _confirm(early, segment)  # read in halves, early: the whole says no more
         chatter = self._recognize(segment, final=True).chatter  # _decide reuses it
         heard = self._decide(segment, partial=False)
         if heard is None and not chatter:
@@ -264,10 +299,26 @@ class Recognizer:
                     return words
         return heard
 
-    def _halves(self, segment: Segment, early: Heard | None) -> Heard | None:
+    def read_from(self, start: float, t: float) -> Heard | None:
+        """What the last finished utterance (its onset ``start``) says from audio time ``t``
+        on, if legal now; None when it is not that one or too little of it is left. The live
+        referee reads so the words after its own voice in an utterance begun over it."""
+        segment = self._last_final
+        if segment is None or segment.start != start or segment.end - t < PARTIAL_MIN_S:
+            return None
+        t0 = segment.start if segment.audio_start is None else segment.audio_start
+        first = max(0, round((t - t0) * SAMPLE_RATE))
+        return self._decide(segment.stretch(first, first, len(segment.audio)), partial=False)
+
+    def _halves(
+        self, segment: Segment, early: Heard | None, *, early_head: bool = False
+    ) -> Heard | None:
         """A name and a call either side of ``segment``'s longest pause, read apart, as one
-        call by that player (:func:`merge_caller`); None for anything else. The words before
-        the pause are most often what the first pause's early reading already read."""
+        call by that player (:func:`merge_caller`), or a call after the pause when nothing
+        legal came before it (babble held the gate open before "bullshit!": read whole,
+        nothing); None for anything else. The words before the pause are most often what the
+        first pause's early reading already read (``early_head``: only then, and the call is
+        early too)."""
         pause = segment.pause
         if (
             pause is None
@@ -278,21 +329,33 @@ class Recognizer:
         halves = segment.halves()
         assert halves is not None
         head_words, tail_words = halves
+        head: Heard | None = None
         if (
             early is not None
             and early.utterance.start == segment.start
             and early.utterance.end <= head_words.end
             and not early.guessed
         ):
-            head: Heard | None = Heard(
-                replace(early.utterance, partial=False), early.intent, early.decided_at
-            )
-        else:
+            head = Heard(replace(early.utterance, partial=False), early.intent, early.decided_at)
+        elif not early_head:
             head = self._decide(head_words, partial=False) or self._leading_name(head_words)
-        if head is None or head.intent.type not in ("name", "call"):
+        if head is not None and head.intent.type not in ("name", "call"):
+            return None
+        if head is None and early_head:
             return None
         tail = self._decide(tail_words, partial=False)
-        return merge_caller(head, tail) if tail is not None else None
+        if tail is None:
+            return None
+        if head is None:
+            return tail if tail.intent.type == "call" else None
+        call = merge_caller(head, tail)
+        if call is None or not early_head:
+            return call
+        if head.intent.type != "name" or call.guessed:
+            # a name read alone is weighed on less sound ("cheat, Dev!": "Ben"), and a
+            # guessed call waits for the whole utterance: both are left to the final
+            return None
+        return replace(call, utterance=replace(call.utterance, partial=True))
 
     def _leading_name(self, segment: Segment) -> Heard | None:
         """The player named by the first words ``segment`` was read as (after a
@@ -357,7 +420,10 @@ class Recognizer:
         self._last_partial = 0
         self._called_early = False
         self._early: Heard | None = None
-        self._echo = False
+        #: the early reading was a name and a call read apart (:meth:`_halves`)
+        self._halved = False
+        #: frames since the ears opened that were still taken for the voice's echo (0: none)
+        self._echo = 0
 
     def feed(self, chunk: Chunk) -> list[Heard]:
         """Hear one chunk; returns what became known in it (early readings and finals, not
@@ -378,13 +444,16 @@ class Recognizer:
             self._pending_start += FRAME / SAMPLE_RATE
             self.audio_time = self._pending_start
             muted = self._pending_start <= self.muted_until
-            if muted or (self._echo and segmenter.is_loud(frame)):
+            carried = self._echo < _frames(ECHO_CARRY_S) and segmenter.is_loud(frame)
+            if muted or (self._echo and carried):
                 # the referee's voice, and whatever sound runs on past the gate
-                self._echo = True
+                self._echo = 1 if muted else self._echo + 1
                 segmenter.reset()
                 segmenter.listen_only(frame)
                 continue
-            self._echo = False
+            if self._echo:
+                segmenter.forget()  # what comes next never reaches back into the voice
+            self._echo = 0
             heard = self._push_frame(segmenter, t, frame)
             if heard is not None:
                 out.append(heard)
@@ -394,7 +463,7 @@ class Recognizer:
         was_speaking = segmenter.in_speech
         finished = segmenter.push(t, frame)
         if segmenter.in_speech and not was_speaking:
-            self._last_partial, self._called_early = 0, False
+            self._last_partial, self._called_early, self._halved = 0, False, False
         if finished is not None:
             heard = self._final(finished, self._early)
             self._early = None
@@ -414,9 +483,19 @@ class Recognizer:
         )
         if (first_pause and length >= _frames(PARTIAL_MIN_S)) or periodic:
             self._last_partial = length
+            if first_pause and self._early is not None:
+                # "Cara, ... cheat!": the name was read at the pause after it; the words
+                # since are read alone, as if that pause had ended an utterance (the whole
+                # costs more, and whisper reads some voices' "Cara, cheat!" as neither)
+                call = self._halves(current, self._early, early_head=True)
+                if call is not None:
+                    self._called_early, self._early, self._halved = True, call, True
+                    return call
             # the first pause is most often the end of the words: read it in full
             # there, so the final (same audio, once the hangover ends) reuses it
             heard = self._decide(current, partial=True, full=first_pause)
+            if heard is not None and not first_pause:
+                heard = _name_unfinished(heard)
             if heard is not None and _news(heard, self._early):
                 # a name alone may begin "Ben, cheat!", a bare call may go on to
                 # name its caller, and a guessed reading may yet be heard plainly:

@@ -131,6 +131,11 @@ class Segmenter:
         self._frames, self._run, self._quiet, self.start = [], 0, 0, None
         self._pause = None
 
+    def forget(self) -> None:
+        """Forget the utterance in progress and the sound before it (the pre-roll)."""
+        self.reset()
+        self._preroll = []
+
     def listen_only(self, frame: np.ndarray) -> None:
         """Let a frame move the noise floor without ever starting an utterance."""
         self._track_floor(level_db(frame))
