@@ -85,3 +85,24 @@ def test_a_name_the_referee_is_saying_is_not_taken_as_a_callers(tmp_path):
         {"type": "call", "caller": None}
     ]
     assert "Who called?" in said
+
+
+def test_a_claim_run_on_from_the_voices_echo_is_read_after_the_voice(tmp_path):
+    # what is left of the echo opens the gate 0.5 s before the referee's voice ends (a
+    # sound no phrase is made of), and Ben's "two twos" follows it without a pause: one
+    # utterance, begun over the voice, read "two twos" and dropped for that; read again
+    # from the voice's end, the claim is Ben's
+    claim_known = CLAIM_AT + CLAIM_S
+    voice_ends = claim_known + 4.0  # "Alice: two aces." "Ben, twos.", 2 s each
+    said, taken, dropped = _over_voice(
+        tmp_path,
+        (CLAIM_AT, 500, CLAIM_S),
+        (voice_ends - 0.5, 1500, 0.5),  # the echo's residue: chatter, nothing legal
+        (voice_ends, 2700, 0.8),  # Ben
+        total=voice_ends + 3.0,
+    )
+    assert [h["intent"]["type"] for h in dropped] == ["claim"]
+    assert dropped[0]["start"] == pytest.approx(voice_ends - 0.5, abs=0.05)
+    assert [s for s in said if s.startswith("Ben: ")] == ["Ben: two twos."]
+    claims = [h for h in taken if h["intent"]["type"] == "claim" and h["start"] > claim_known]
+    assert claims and claims[0]["start"] > dropped[0]["start"] + 0.3  # after the voice

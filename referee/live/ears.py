@@ -80,6 +80,23 @@ class Ears:
                 return text
         return None
 
+    def voice_ended(self, t: float) -> float | None:
+        """When the voice sounding at audio time ``t`` (:meth:`over_voice`) stopped: the end
+        of that sentence and of those that followed it without a break; None while it
+        still sounds or when it was not sounding then."""
+        ended: float | None = None
+        for start, end, _ in self._sounded:
+            if ended is None:
+                if start <= t and (end is None or t <= end + OVER_VOICE_TAIL_S):
+                    ended = end
+                    if end is None:
+                        return None
+            elif start <= ended + OVER_VOICE_TAIL_S:
+                if end is None:
+                    return None
+                ended = max(ended, end)
+        return ended
+
     def _shut(self, until: float) -> None:
         if not self.hears_over_voice():
             self.gate.mute(until)
