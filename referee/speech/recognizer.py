@@ -288,7 +288,7 @@ class Recognizer:
         chatter = self._recognize(segment, final=True).chatter  # _decide reuses it
         heard = self._decide(segment, partial=False)
         if heard is None and not chatter:
-            heard = _confirm(early, segment)
+            heard = _confirm(early, segment) or self._name_confirmed(segment, early)
         if heard is None and not chatter:
             heard = self._halves(segment, early)
         if heard is None and segment.end - segment.start >= LONG_UTTERANCE_S:
@@ -356,6 +356,23 @@ class Recognizer:
             # guessed call waits for the whole utterance: both are left to the final
             return None
         return replace(call, utterance=replace(call.utterance, partial=True))
+
+    def _name_confirmed(self, segment: Segment, early: Heard | None) -> Heard | None:
+        """A name read early whose whole utterance, read as nothing legal, still begins with
+        it: that name ("Cara," read "cara" at its pause and "cara rip" whole, in the 20 dB
+        kitchen), so that the call said just after it is hers (:func:`merge_caller`)."""
+        if (
+            early is None
+            or early.intent.type != "name"
+            or early.guessed
+            or early.utterance.start != segment.start
+        ):
+            return None
+        leading = self._leading_name(segment)
+        if leading is None or leading.intent != early.intent:
+            return None
+        utterance = replace(early.utterance, end=segment.end, partial=False)
+        return Heard(utterance, early.intent, decided_at=self.busy_until)
 
     def _leading_name(self, segment: Segment) -> Heard | None:
         """The player named by the first words ``segment`` was read as (after a
