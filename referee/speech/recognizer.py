@@ -79,9 +79,10 @@ ECHO_CARRY_S = 0.14
 #: between the words (under the gate's hangover, so one utterance) read whole "cara m teet"
 #: (espeak-ng's en-us+f3 in the room, both times it was said), and read as two, "Cara" and
 #: "cheat": a call by Cara, as when the pause was long enough to end the first utterance.
-#: A call after the pause with nothing legal before it is taken too (babble before a
-#: "bullshit!"); calls from the loudest words of a long utterance were not (one more call
-#: invented in 20 minutes of bench/speech/chatter, where the pause's added none)
+#: Not kept: a call after the pause with nothing legal before it (babble before
+#: "bullshit!": 1 of 6 in a room's recording; bench/speech's chatter under babble read
+#: "the train was delayed again" as "i doubt it" so), nor calls from the loudest words of a
+#: long utterance (one more call invented in 20 minutes of bench/speech/chatter)
 SPLIT_PAUSE_S = 0.08
 SPLIT_MAX_S = 2.0
 
@@ -251,9 +252,18 @@ class Recognizer:
         if self._cached is not None and self._cached[0] == key:
             read, early = self._cached[1:]
             settled = not early.unsettled and (early.chatter or self._legal(early))
+            if read == len(segment.audio) or not final:
+                self.busy_until = max(self.busy_until, self.audio_time)
+                return early
             if settled and self._bare_call(early):
-                settled = False  # its caller's name may be in the tail: read it all
-            if read == len(segment.audio) or not final or settled:
+                # its caller's name may be in the tail: read it all, but only a reading
+                # that still says something legal replaces the call
+                whole = self._decode(key, segment.audio, final)
+                if self._legal(whole):
+                    return whole
+                self._cached = (key, len(segment.audio), early)
+                return early
+            if settled:
                 self.busy_until = max(self.busy_until, self.audio_time)
                 return early
             if early.unsettled and len(segment.audio) - read <= EARLY_PAUSE_FRAMES * FRAME:
@@ -314,11 +324,9 @@ class Recognizer:
         self, segment: Segment, early: Heard | None, *, early_head: bool = False
     ) -> Heard | None:
         """A name and a call either side of ``segment``'s longest pause, read apart, as one
-        call by that player (:func:`merge_caller`), or a call after the pause when nothing
-        legal came before it (babble held the gate open before "bullshit!": read whole,
-        nothing); None for anything else. The words before the pause are most often what the
-        first pause's early reading already read (``early_head``: only then, and the call is
-        early too)."""
+        call by that player (:func:`merge_caller`); None for anything else. The words before
+        the pause are most often what the first pause's early reading already read
+        (``early_head``: only then, and the call is early too)."""
         pause = segment.pause
         if (
             pause is None
@@ -341,13 +349,11 @@ class Recognizer:
             head = self._decide(head_words, partial=False) or self._leading_name(head_words)
         if head is not None and head.intent.type not in ("name", "call"):
             return None
-        if head is None and early_head:
+        if head is None:
             return None
         tail = self._decide(tail_words, partial=False)
         if tail is None:
             return None
-        if head is None:
-            return tail if tail.intent.type == "call" else None
         call = merge_caller(head, tail)
         if call is None or not early_head:
             return call
