@@ -414,6 +414,16 @@ def test_a_name_and_a_call_run_together_are_read_apart_at_their_pause():
     assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": "Ben"}]
 
 
+def test_a_guessed_call_after_a_name_is_read_apart_at_the_final():
+    # "Ben, ... chee(t)": the call after the pause is only guessed ("cheat" forced onto the
+    # vocabulary), so it is not acted on early; the final reads the two sides apart and it
+    # is Ben's call, though the whole ("ben m teet") begins with his name
+    rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 700, 0.3), (1.42, 1900, 0.3)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": "Ben"}]
+    assert heard[0].guessed
+
+
 def test_words_either_side_of_a_pause_are_one_call_only_when_they_make_one():
     rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
     # a name and a claim: read apart, no call (the claim is not taken from half of it)

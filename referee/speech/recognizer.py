@@ -298,9 +298,11 @@ class Recognizer:
         chatter = self._recognize(segment, final=True).chatter  # _decide reuses it
         heard = self._decide(segment, partial=False)
         if heard is None and not chatter:
-            heard = _confirm(early, segment) or self._name_confirmed(segment, early)
-        if heard is None and not chatter:
-            heard = self._halves(segment, early)
+            heard = (
+                _confirm(early, segment)
+                or self._halves(segment, early)
+                or self._name_confirmed(segment, early)
+            )
         if heard is None and segment.end - segment.start >= LONG_UTTERANCE_S:
             stretch = loudest_stretch(segment.audio)
             if stretch is not None:
@@ -347,20 +349,17 @@ class Recognizer:
             head = Heard(replace(early.utterance, partial=False), early.intent, early.decided_at)
         elif not early_head:
             head = self._decide(head_words, partial=False) or self._leading_name(head_words)
-        if head is not None and head.intent.type not in ("name", "call"):
-            return None
-        if head is None:
+        # early, only a name before the pause: a name read alone after it is weighed on less
+        # sound ("cheat, Dev!": "Ben"), so "cheat ... Dev" is left to the whole reading
+        wanted = ("name",) if early_head else ("name", "call")
+        if head is None or head.intent.type not in wanted:
             return None
         tail = self._decide(tail_words, partial=False)
-        if tail is None:
-            return None
-        call = merge_caller(head, tail)
+        call = merge_caller(head, tail) if tail is not None else None
         if call is None or not early_head:
             return call
-        if head.intent.type != "name" or call.guessed:
-            # a name read alone is weighed on less sound ("cheat, Dev!": "Ben"), and a
-            # guessed call waits for the whole utterance: both are left to the final
-            return None
+        if call.guessed:
+            return None  # a guessed call waits for the whole utterance
         return replace(call, utterance=replace(call.utterance, partial=True))
 
     def _name_confirmed(self, segment: Segment, early: Heard | None) -> Heard | None:
