@@ -32,6 +32,12 @@ OVER_VOICE_TAIL_S = 0.15
 SOUNDED_KEEP = 8
 
 
+def _sounding(start: float, end: float | None, t: float) -> bool:
+    """Whether a sentence sounded from ``start`` to ``end`` (None: still) is heard at ``t``,
+    its echo's tail included."""
+    return start <= t and (end is None or t <= end + OVER_VOICE_TAIL_S)
+
+
 class Gate(Protocol):
     """What the ears shut: the recognizer's mute gate."""
 
@@ -76,7 +82,7 @@ class Ears:
         if not self.hears_over_voice():
             return None
         for start, end, text in reversed(self._sounded):
-            if start <= t and (end is None or t <= end + OVER_VOICE_TAIL_S):
+            if _sounding(start, end, t):
                 return text
         return None
 
@@ -87,7 +93,7 @@ class Ears:
         ended: float | None = None
         for start, end, _ in self._sounded:
             if ended is None:
-                if start <= t and (end is None or t <= end + OVER_VOICE_TAIL_S):
+                if _sounding(start, end, t):
                     ended = end
                     if end is None:
                         return None

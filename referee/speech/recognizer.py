@@ -251,13 +251,16 @@ class Recognizer:
         key = (segment.start, segment.end)
         if self._cached is not None and self._cached[0] == key:
             read, early = self._cached[1:]
-            settled = not early.unsettled and (early.chatter or self._legal(early))
+            intent = self.interpret(early.text) if early.text else None
+            settled = not early.unsettled and (early.chatter or intent is not None)
             if read == len(segment.audio) or not final:
                 self.busy_until = max(self.busy_until, self.audio_time)
                 return early
-            if settled and self._bare_call(early):
-                # its caller's name may be in the tail: read it all, but only a reading
-                # that still says something legal replaces the call
+            bare = intent is not None and intent.type == "call" and intent.caller is None
+            if settled and bare:
+                # a call without its caller waits for a name anyway (referee.live.calls),
+                # and the name may be in the tail: read it all, but only a reading that
+                # still says something legal replaces the call
                 whole = self._decode(key, segment.audio, final)
                 if self._legal(whole):
                     return whole
@@ -277,12 +280,6 @@ class Recognizer:
         self.busy_until = max(self.busy_until, self.audio_time) + time.perf_counter() - started
         self._cached = (key, len(audio), hypothesis)
         return hypothesis
-
-    def _bare_call(self, hypothesis: Hypothesis) -> bool:
-        """Whether a reading is a call without its caller: it waits for a name anyway
-        (:mod:`referee.live.calls`), so its final may take the time to read it all."""
-        intent = self.interpret(hypothesis.text) if hypothesis.text else None
-        return intent is not None and intent.type == "call" and intent.caller is None
 
     def _legal(self, hypothesis: Hypothesis) -> bool:
         """Whether a backend's reading means something legal now."""

@@ -83,20 +83,26 @@ class CardGroup:
         return (min(xs), min(ys), max(xs), max(ys))
 
 
-def iou(a, b) -> float:
-    """Intersection over union of two (x1, y1, x2, y2) boxes."""
+def _area(a) -> float:
+    return (a[2] - a[0]) * (a[3] - a[1])
+
+
+def _intersection(a, b) -> float:
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    ua = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return ix * iy
+
+
+def iou(a, b) -> float:
+    """Intersection over union of two (x1, y1, x2, y2) boxes."""
+    inter = _intersection(a, b)
+    ua = _area(a) + _area(b) - inter
     return inter / ua if ua > 0 else 0.0
 
 
 def _overlap(a: tuple, b: tuple) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    inter = _intersection(a, b)
+    smaller = min(_area(a), _area(b))
     return inter / smaller if smaller > 0 else 0.0
 
 
