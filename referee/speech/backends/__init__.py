@@ -19,6 +19,8 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "whisper-constrained": ("referee.speech.backends.whisper", "ConstrainedWhisperBackend"),
     "pocketsphinx": ("referee.speech.backends.sphinx", "SphinxBackend"),
     "vosk": ("referee.speech.backends.vosk", "VoskBackend"),
+    # whisper-constrained checked by a head trained for the game (models/listener.onnx)
+    "listener": ("referee.speech.listener.backend", "ListenerBackend"),
 }
 #: measured best on real recordings (bench/speech): whisper that mends near misses onto the
 #: legal vocabulary, with the checks that keep chatter and clear non-game words out

@@ -1,0 +1,51 @@
+"""What the listener's head says about an utterance: its kind and, per kind, its parts.
+
+Shared by the data generator (labels of generated clips), training and the backend (reading
+the posteriors), so the three agree on the class order. Which player is named is left to
+whisper's own name scoring (names are per table), the head only says whether one is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.game.cards import RANKS
+
+KINDS = ("none", "claim", "call", "pass", "command", "name", "count")
+COUNTS = (1, 2, 3, 4)
+COMMANDS = ("undo", "repeat", "score", "new_game", "how_many", "whose_turn", "new_round", "stop")
+#: the call words a grammar lists (referee.speech.vocab.GRAMMAR_CALLS), in that order
+CALL_WORDS = ("cheat", "cheater", "bullshit", "liar", "i doubt it", "b s")
+#: head name -> number of classes, in the ONNX model's output order
+HEADS: dict[str, int] = {
+    "kind": len(KINDS),
+    "count": len(COUNTS),
+    "rank": len(RANKS),
+    "command": len(COMMANDS),
+    "call_word": len(CALL_WORDS),
+    "named": 2,
+}
+IGNORE = -1  # a part that does not apply to the kind (no loss on it)
+
+
+@dataclass(frozen=True)
+class Label:
+    """The head's targets for one clip; parts that do not apply are None."""
+
+    kind: str
+    count: int | None = None
+    rank: str | None = None
+    command: str | None = None
+    call_word: str | None = None
+    named: bool | None = None
+
+    def targets(self) -> dict[str, int]:
+        """Class indices per head (IGNORE where the part does not apply)."""
+        return {
+            "kind": KINDS.index(self.kind),
+            "count": COUNTS.index(self.count) if self.count in COUNTS else IGNORE,
+            "rank": RANKS.index(self.rank) if self.rank in RANKS else IGNORE,
+            "command": COMMANDS.index(self.command) if self.command else IGNORE,
+            "call_word": CALL_WORDS.index(self.call_word) if self.call_word else IGNORE,
+            "named": IGNORE if self.named is None else int(self.named),
+        }

@@ -1,0 +1,233 @@
+"""Train the listener's head on the encoder frames of :mod:`referee.speech.listener.data`.
+
+    nice -n 19 .venv/bin/python -m referee.speech.listener.train --epochs 12
+
+A few minutes on two CPU cores. The head is small (two 1-D convolutions over the frozen
+whisper tiny.en encoder's frames, attention and max pooling, one small classifier per part);
+it resumes from ``data/listener/head.pt`` and exports ``models/listener.onnx`` (the runtime
+uses onnxruntime only, never torch). Shards whose index ends in 9 are held out for validation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from referee.speech.listener.data import DATA, ROOT
+from referee.speech.listener.labels import HEADS, IGNORE, KINDS
+
+MODEL = ROOT / "models" / "listener.onnx"
+DIM = 384
+
+
+def load(root: Path) -> tuple[list[np.ndarray], list[dict], list[dict], list[bool]]:
+    """Every shard's clips: frames (float16), targets, meta and whether held out."""
+    frames, targets, metas, held = [], [], [], []
+    for path in sorted(root.glob("shard-*.npz")):
+        if path.name.endswith(".tmp.npz"):
+            continue
+        with np.load(path) as f:
+            block, offsets = f["frames"], f["offsets"]
+            t, m = json.loads(str(f["targets"])), json.loads(str(f["meta"]))
+        index = int(path.stem.rsplit("-", 1)[1])
+        for i in range(len(offsets) - 1):
+            frames.append(block[offsets[i] : offsets[i + 1]])
+        targets += t
+        metas += m
+        held += [index % 10 == 9] * len(t)
+    return frames, targets, metas, held
+
+
+def build_model(hidden: int = 128):
+    import torch
+    from torch import nn
+
+    class Head(nn.Module):
+        """Frames (batch, time, 384) -> per-part logits; ``mask`` marks real frames. The
+        first convolution halves the frame rate (25 a second: still several per syllable)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.norm = nn.LayerNorm(DIM)
+            self.drop_in = nn.Dropout(0.1)
+            self.conv1 = nn.Conv1d(DIM, hidden, 4, stride=2, padding=1)
+            self.conv2 = nn.Conv1d(hidden, hidden, 5, padding=2)
+            self.att = nn.Linear(hidden, 4)
+            self.trunk = nn.Sequential(nn.Dropout(0.2), nn.Linear(hidden * 5, hidden), nn.GELU())
+            self.heads = nn.ModuleDict({name: nn.Linear(hidden, n) for name, n in HEADS.items()})
+
+        def forward(self, x, mask=None):
+            x = self.drop_in(self.norm(x)).transpose(1, 2)
+            h = torch.nn.functional.gelu(self.conv1(x))
+            h = torch.nn.functional.gelu(self.conv2(h) + h).transpose(1, 2)  # (B, T/2, H)
+            scores = self.att(h)  # (B, T/2, 4)
+            if mask is not None:
+                mask = mask[:, ::2][:, : h.shape[1]]
+                scores = scores.masked_fill(~mask[..., None], -1e4)
+                peak = h.masked_fill(~mask[..., None], -1e4).amax(dim=1)
+            else:
+                peak = h.amax(dim=1)
+            weights = torch.softmax(scores, dim=1)
+            pooled = torch.einsum("bta,bth->bah", weights, h).flatten(1)
+            z = self.trunk(torch.cat([pooled, peak], dim=1))
+            return [self.heads[name](z) for name in HEADS]
+
+    return Head()
+
+
+def batches(idx: np.ndarray, frames, targets, size: int, rng, train: bool):
+    import torch
+
+    order = rng.permutation(idx) if train else idx
+    # batches of clips of like length (less padding), in random order
+    lengths = np.asarray([len(frames[i]) for i in order])
+    chunks = [order[s : s + size * 16] for s in range(0, len(order), size * 16)]
+    chunks = [c[np.argsort(lengths[s * size * 16 : s * size * 16 + len(c)], kind="stable")]
+              for s, c in enumerate(chunks)]  # fmt: skip
+    groups = [c[s : s + size] for c in chunks for s in range(0, len(c), size)]
+    for g in rng.permutation(len(groups)) if train else range(len(groups)):
+        chosen = groups[g]
+        clips = [frames[i] for i in chosen]
+        if train:  # the segment may start or end a few frames off
+            clips = [c[rng.integers(0, 6) : len(c) - rng.integers(0, 10)] for c in clips]
+        longest = max(len(c) for c in clips)
+        x = np.zeros((len(clips), longest, DIM), np.float32)
+        mask = np.zeros((len(clips), longest), bool)
+        for j, c in enumerate(clips):
+            x[j, : len(c)] = c
+            mask[j, : len(c)] = True
+        y = {n: torch.tensor([targets[i][n] for i in chosen]) for n in HEADS}
+        yield torch.from_numpy(x), torch.from_numpy(mask), y
+
+
+def evaluate(model, idx, frames, targets, metas) -> dict:
+    """Accuracy per part on ``idx`` (where the part applies), kind accuracy per background,
+    and how often a non-game clip is taken for a call or claim (p >= 0.5)."""
+    import torch
+
+    model.eval()
+    right: dict[str, list[int]] = {n: [0, 0] for n in HEADS}
+    by_bg: dict[str, list[int]] = {}
+    none_as_game = [0, 0]
+    with torch.no_grad():
+        for i in idx:
+            out = model(torch.from_numpy(frames[i].astype(np.float32))[None])
+            for name, logits in zip(HEADS, out, strict=True):
+                if targets[i][name] != IGNORE:
+                    right[name][0] += int(int(logits.argmax()) == targets[i][name])
+                    right[name][1] += 1
+            bg = metas[i]["background"].split(" ")[0]
+            bg = "babble" if "babble" in bg else ("quiet" if bg == "quiet" else "noise")
+            tally = by_bg.setdefault(bg, [0, 0])
+            tally[0] += int(int(out[0].argmax()) == targets[i]["kind"])
+            tally[1] += 1
+            if KINDS[targets[i]["kind"]] == "none":
+                none_as_game[1] += 1
+                none_as_game[0] += int(float(torch.softmax(out[0], 1)[0, 1:3].max()) >= 0.5)
+    return {
+        "parts": {n: r[0] / max(r[1], 1) for n, r in right.items()},
+        "kind_by_background": {b: r[0] / max(r[1], 1) for b, r in by_bg.items()},
+        "none_taken_for_call_or_claim": none_as_game[0] / max(none_as_game[1], 1),
+        "n": len(idx),
+    }
+
+
+def export(model, path: Path) -> None:
+    """ONNX with one input ``frames`` (1, time, 384) and one softmax output per part."""
+    import torch
+
+    class Probs(torch.nn.Module):
+        def __init__(self, head):
+            super().__init__()
+            self.head = head
+
+        def forward(self, frames):
+            return tuple(torch.softmax(z, dim=-1) for z in self.head(frames))
+
+    model.eval()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        Probs(model),
+        (torch.zeros(1, 120, DIM),),
+        str(path),
+        input_names=["frames"],
+        output_names=list(HEADS),
+        dynamic_axes={"frames": {1: "time"}},
+        opset_version=17,
+        dynamo=False,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m referee.speech.listener.train")
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--fresh", action="store_true", help="do not resume the checkpoint")
+    parser.add_argument("--out", type=Path, default=MODEL)
+    parser.add_argument("--report", type=Path, default=Path("/tmp/listener/train.json"))
+    args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    frames, targets, metas, held = load(args.data)
+    held_arr = np.asarray(held)
+    train_idx, val_idx = np.flatnonzero(~held_arr), np.flatnonzero(held_arr)
+    print(f"{len(train_idx)} training clips, {len(val_idx)} held out", file=sys.stderr)
+    model = build_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-2)
+    checkpoint = args.data / "head.pt"
+    first = 0
+    if checkpoint.is_file() and not args.fresh:
+        state = torch.load(checkpoint)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        first = state["epoch"] + 1
+    steps = args.epochs * (len(train_idx) // args.batch + 1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps)
+    for _ in range(first * (len(train_idx) // args.batch + 1)):
+        sched.step()
+    loss_fn = torch.nn.CrossEntropyLoss(ignore_index=IGNORE)
+    rng = np.random.default_rng(1)
+    for epoch in range(first, args.epochs):
+        model.train()
+        started, total, n = time.perf_counter(), 0.0, 0
+        for x, mask, y in batches(train_idx, frames, targets, args.batch, rng, True):
+            out = model(x, mask)
+            loss = sum(
+                loss_fn(z, y[name]) for name, z in zip(HEADS, out, strict=True)
+                if bool((y[name] != IGNORE).any())
+            )  # fmt: skip
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if sched.last_epoch < steps - 1:
+                sched.step()
+            total, n = total + float(loss.detach()), n + 1
+        print(
+            f"epoch {epoch}: loss {total / max(n, 1):.3f} ({time.perf_counter() - started:.0f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "epoch": epoch},
+                   checkpoint)  # fmt: skip
+    report = evaluate(model, val_idx, frames, targets, metas) if len(val_idx) else {}
+    report["train_clips"] = int(len(train_idx))
+    print(json.dumps(report, indent=1), file=sys.stderr)
+    args.report.parent.mkdir(parents=True, exist_ok=True)
+    args.report.write_text(json.dumps(report, indent=1))
+    export(model, args.out)
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

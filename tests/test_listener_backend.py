@@ -1,0 +1,94 @@
+"""The listener backend: its ONNX head reads encoder-shaped frames, and its decisions (keep
+whisper's reading, drop what the head is sure is no game phrase, make a phrase of the kind
+the head is sure of) keep the referee's legality checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from referee.speech.listener.backend import MODEL, ListenerBackend, ListenerHead
+from referee.speech.listener.labels import HEADS, KINDS
+from referee.speech.synth import padded, synthesize
+from referee.speech.vocab import PHASE_INTENTS, ListenContext, interpret
+
+PLAYERS = ("Alice", "Ben", "Cara", "Dev")
+pytestmark = pytest.mark.skipif(not MODEL.is_file(), reason="models/listener.onnx not built")
+
+
+@pytest.fixture(scope="module")
+def backend():
+    return ListenerBackend()
+
+
+def _play(backend, rank_due: str = "7") -> ListenContext:
+    ctx = ListenContext.for_rank_due(rank_due, PLAYERS, intents=PHASE_INTENTS["play"])
+    backend.set_context(ctx)
+    return ctx
+
+
+def _clip(text: str, voice: str = "en-us+m3", speed: int = 160, pitch: int = 50):
+    speech = synthesize(text, voice=voice, speed=speed, pitch=pitch)
+    return padded(speech, lead_s=0.3, tail_s=0.3, level=0.1, noise=3e-4)
+
+
+@pytest.mark.parametrize("frames", [20, 140, 300])
+def test_the_head_gives_a_distribution_per_part(frames):
+    head = ListenerHead()
+    out = head(np.random.default_rng(frames).normal(0, 1, (frames, 384)).astype(np.float32))
+    assert list(out) == list(HEADS)
+    for name, n in HEADS.items():
+        assert out[name].shape == (n,)
+        assert np.all(out[name] >= 0) and abs(float(out[name].sum()) - 1) < 1e-4
+
+
+def test_a_spoken_cheat_is_a_legal_call(backend):
+    ctx = _play(backend)
+    heard = backend.decode(_clip("cheat!"))
+    intent = interpret(heard.text, ctx)
+    assert intent is not None and intent.type == "call", heard
+    assert KINDS[int(np.argmax(backend.last_posteriors["kind"]))] == "call"
+
+
+def test_a_spoken_claim_is_read_by_the_head_too(backend):
+    _play(backend, "K")
+    backend.decode(_clip("two kings", voice="en-gb+f2"))
+    p = backend.last_posteriors
+    assert KINDS[int(np.argmax(p["kind"]))] == "claim"
+    assert int(np.argmax(p["count"])) == 1  # two
+
+
+def test_chatter_is_not_accepted(backend):
+    _play(backend)
+    heard = backend.decode(_clip("my uncle grows tomatoes in his garden"))
+    assert heard.text == ""
+
+
+class _Head:
+    """Stands for the ONNX head: fixed posteriors."""
+
+    def __init__(self, kind: str, **parts: int):
+        self.out = {name: np.full(n, 0.01 / n) for name, n in HEADS.items()}
+        self.out["kind"][KINDS.index(kind)] = 0.99
+        for name, index in parts.items():
+            self.out[name][index] = 0.99
+
+    def __call__(self, frames):
+        return self.out
+
+
+def test_a_reading_the_head_is_sure_is_no_game_phrase_is_dropped(backend, monkeypatch):
+    _play(backend)
+    audio = _clip("cheat!")
+    monkeypatch.setattr(backend, "head", _Head("none"))
+    assert backend.decode(audio).text == ""
+
+
+def test_the_head_sure_of_a_claim_makes_a_legal_claim_of_the_rank_due(backend, monkeypatch):
+    ctx = _play(backend, "Q")
+    monkeypatch.setattr(backend, "head", _Head("claim", count=1, rank=3))
+    hum = np.random.default_rng(0).normal(0, 0.01, 16000).astype(np.float32)
+    heard = backend.decode(hum)  # whisper hears nothing legal in it
+    intent = interpret(heard.text, ctx)
+    assert intent is not None and intent.to_dict() == {"type": "claim", "count": 2, "rank": "Q"}
+    assert heard.guessed

@@ -1,0 +1,62 @@
+"""The listener's generated clips carry the right labels (the head learns what they say)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from referee.intents import parse
+from referee.speech.listener import data
+from referee.speech.listener.labels import COMMANDS, IGNORE, KINDS, Label
+from referee.speech.vocab import ListenContext, interpret
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_a_claim_text_says_its_label(seed):
+    text, label = data.claim_text(random.Random(seed))
+    intent = parse(text, [])
+    assert (intent.type, intent.count, intent.rank) == ("claim", label.count, label.rank), text
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_a_call_text_names_a_caller_exactly_when_labelled_named(seed):
+    text, label = data.call_text(random.Random(seed))
+    said = [w.strip(",!") for w in text.split()]
+    names = [w.capitalize() for w in said if w.lower() in data.FIRST_NAMES]
+    intent = parse(text, names or ["Nobody"])
+    assert intent.type == "call", text
+    assert (intent.caller is not None or "player" in text) == label.named, text
+
+
+def test_commands_passes_and_counts_say_their_label():
+    rng = random.Random(3)
+    for kind in ("command", "pass", "count"):
+        for _ in range(40):
+            text, label = data.text_for(kind, rng)
+            intent = parse(text, [])
+            assert intent.type == kind, text
+            if kind == "command":
+                assert intent.command == label.command
+            if kind == "count":
+                assert intent.count == label.count
+
+
+def test_negatives_are_no_game_phrase():
+    everything = ListenContext(players=("Alice", "Ben"))
+    for text in data.CHATTER + data.SHORT_NEGATIVES + data.SHORT_PHRASES:
+        assert interpret(text, everything) is None, text
+
+
+def test_targets_index_the_heads_and_ignore_what_does_not_apply():
+    targets = Label("claim", count=3, rank="7").targets()
+    assert targets["kind"] == KINDS.index("claim") and targets["count"] == 2
+    assert targets["command"] == IGNORE and targets["named"] == IGNORE
+    assert Label("command", command="stop").targets()["command"] == COMMANDS.index("stop")
+
+
+def test_the_bench_voices_are_held_out():
+    from bench.speech.corpus import VOICES
+
+    assert not set(VOICES) & set(data.ESPEAK_VOICES)
+    assert set(VOICES) == data.HELD_OUT_VOICES
