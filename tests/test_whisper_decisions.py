@@ -112,3 +112,22 @@ def test_a_claims_rank_is_mended_when_the_decoder_all_but_ties_the_two(backend):
     # espeak's "two sevens" in the room: free "two tens" -0.43, held to the rank due -0.61
     h = decide(backend, Reading("two tens", -0.43), Reading("two sevens", -0.61))
     assert (h.text, h.guessed) == ("two sevens", True)
+
+
+@pytest.mark.parametrize(("cheat_score", "kept"), [(-1.31, "cheat"), (-1.45, "three twos")])
+def test_a_near_tie_between_forced_readings_goes_to_the_one_spelled_like_the_free_one(
+    backend, monkeypatch, cheat_score, kept
+):
+    """A bare "cheat!" under the echo's residue read "teat": the walk down the grammar found
+    "three twos" (-1.28) and "cheat", spelled like "teat", scored -1.31; a tie, so "cheat"
+    (a claim nobody made was taken from it, bench/echo). Clearly less likely, it loses."""
+    free = Reading("teat", -1.2)
+    backend.set_context(ListenContext.for_rank_due("2", PLAYERS))
+    monkeypatch.setattr(backend, "_text", lambda reading: reading.text)
+    monkeypatch.setattr(backend, "_walk", lambda encoded, free=None: ("three twos", -1.28))
+
+    def log_probs_of(encoded, paths):  # every token of every phrase weighed the same
+        return [np.full((len(path) + 1, 51865), cheat_score) for path in paths]
+
+    monkeypatch.setattr(backend, "_log_probs_of", log_probs_of)
+    assert ConstrainedWhisperBackend._forced(backend, None, free)[0] == kept

@@ -57,6 +57,11 @@ RANK_MEND_MARGIN = 0.3
 #: jacks", "why" "two eights", "stop" "score") and cost claims 0.14 s at p95
 ALIKE_PHRASES = 4
 ALIKE_LIKENESS = 0.5
+#: constrained mode: forced readings this near the likeliest (mean log-prob) are a tie, which
+#: the one spelled most like the free reading wins: a bare "cheat!" under the echo's residue
+#: in 20 dB noise read "teat", forced to "three twos" (-1.280) over "cheat" (-1.308), and
+#: became a claim (bench/echo)
+TIE_MARGIN = 0.1
 #: constrained mode: decoder calls one forced reading may take (one per fork in the tree)
 MAX_GRAMMAR_STEPS = 10
 #: constrained mode: phrases weighed when guessing the rest of the walk's way (a guess only
@@ -270,14 +275,20 @@ class WhisperBackend:
         if not alike:
             return text, score
         paths = [self._usual[p] for p in alike]
+        scored = [(text, score)]
         for phrase, path, rows in zip(
             alike, paths, self._log_probs_of(encoded, paths), strict=True
         ):
             ends = max(rows[len(path), t] for t in self.end_tokens)
-            mean = float(np.mean([*(rows[i, t] for i, t in enumerate(path)), ends]))
-            if mean > score:
-                text, score = phrase, mean
-        return text, score
+            scored.append(
+                (phrase, float(np.mean([*(rows[i, t] for i, t in enumerate(path)), ends])))
+            )
+        best = max(s for _, s in scored)
+        # the decoder all but undecided: the phrase spelled more like what it heard
+        return max(
+            (c for c in scored if c[1] >= best - TIE_MARGIN),
+            key=lambda c: (likeness(heard, c[0]), c[1]),
+        )
 
     def _walk(self, encoded, free=None) -> tuple[str, float]:
         """The legal phrase the decoder finds likeliest, walking the grammar greedily, and
