@@ -471,3 +471,26 @@ def test_a_caller_named_last_is_taken_only_once_the_words_pause():
     assert early[0].decided_at < 2.0
     named = [h for h in early if h.intent.caller == "Alice"]
     assert named and named[0].decided_at >= 2.0 + 0.06  # the words end at 2.0 s
+
+
+def test_a_short_utterance_read_as_a_name_and_a_stray_word_names_the_caller_after_it():
+    """ "Cara," read "cara red" at its pause and "cara mipp" whole (the 20 dB kitchen, no
+    legal early reading): the name, and the bare call just after it is hers."""
+    rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 2500, 0.3), (1.66, 300, 0.3)))
+    assert [h.intent.to_dict() for h in heard][-1] == {"type": "call", "caller": "Ben"}
+    assert heard[-1].utterance.start == pytest.approx(1.0, abs=0.03)
+    # more words after the name are chatter, not a name: the call stays bare
+    rec = Recognizer(ChattyBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 2500, 0.3), (1.66, 300, 0.3)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
+
+
+class ChattyBackend(RunTogetherBackend):
+    """Reads the 2500 Hz tone as "ben is late again"."""
+
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        hypothesis = super().decode(audio, final=final)
+        if hypothesis.text == "ben remind":
+            return Hypothesis("ben is late again", 0.6)
+        return hypothesis

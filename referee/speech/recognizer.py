@@ -299,6 +299,7 @@ class Recognizer:
                 _confirm(early, segment)
                 or self._halves(segment, early)
                 or self._name_confirmed(segment, early)
+                or self._name_first(segment)
             )
         if heard is None and segment.end - segment.start >= LONG_UTTERANCE_S:
             stretch = loudest_stretch(segment.audio)
@@ -375,6 +376,20 @@ class Recognizer:
             return None
         utterance = replace(early.utterance, end=segment.end, partial=False)
         return Heard(utterance, early.intent, decided_at=self.busy_until)
+
+    def _name_first(self, segment: Segment) -> Heard | None:
+        """A short utterance read as a player's name and one stray word, with no early
+        reading to confirm it: the name. In the 20 dB kitchen "Cara," (noise holding the gate
+        open a little before it) read "cara red" at its pause and "cara mipp" whole, and her
+        call just after it was asked "Who called?". A name alone only pairs with a bare call
+        said within NAME_CALL_GAP_S, or answers "Who called?"; longer readings are left:
+        chatter names people ("ben is late again")."""
+        if segment.end - segment.start > SPLIT_MAX_S:
+            return None
+        hypothesis = self._recognize(segment)
+        if len(hypothesis.text.split()) != 2:
+            return None
+        return self._leading_name(segment)
 
     def _leading_name(self, segment: Segment) -> Heard | None:
         """The player named by the first words ``segment`` was read as (after a
