@@ -14,6 +14,7 @@ import numpy as np
 from referee.paths import MODELS_DIR
 from referee.vision.group import Corner, _sites, group_corners, reveal_groups
 from referee.vision.labels import RANK_CLASSES
+from referee.vision.second_look import SecondLook, cards_small, look_again, new_sites
 
 #: the detector at the table: ``corners.onnx`` quantized to 8-bit integers
 #: (:mod:`referee.vision.quantize`), about twice as fast on a CPU, reading as well
@@ -83,6 +84,11 @@ class CardReader:
     (so that exemplars can rescue letters the classifier never saw); a card of one index
     whose halved score is still ``deck_lone_none`` (0.1, same synthetic decks) is dropped
     while another card remains, as nothing else on the card backs it up.
+
+    ``second_look``: a :class:`referee.vision.second_look.SecondLook` reads small cards (a
+    laptop's view of the table) again, at a lower confidence and in a crop; off by default
+    (None): it reads the laptop view and the held-out synthetic scenes better but two
+    real German-index photos worse (bench/vision/second_look.md).
     """
 
     def __init__(
@@ -100,6 +106,7 @@ class CardReader:
         sure_rank: float | None = 0.6,
         deck_sure_rank: float | None = 0.8,
         deck_lone_none: float | None = 0.1,
+        second_look: SecondLook | None = None,
     ) -> None:
         from referee.vision.detector import open_detector
 
@@ -131,6 +138,7 @@ class CardReader:
         self.sure_rank = sure_rank
         self.deck_sure_rank = deck_sure_rank
         self.deck_lone_none = deck_lone_none
+        self.second_look = second_look
 
     # ---------------------------------------------------------------- one frame
     def corners(self, image_bgr: np.ndarray, conf: float | None = None) -> list[Corner]:
@@ -146,12 +154,17 @@ class CardReader:
             import cv2
 
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
-        corners = self.corners(image_bgr, conf=self.deck.detect_conf if self.deck else None)
+        base = self.deck.detect_conf if self.deck else self.conf
+        corners = self.look(image_bgr, base)
         reranked = False
         if self.deck is not None and not getattr(self.deck, "uses_ranker", False):
             corners = self.deck.adapt(image_bgr, corners)  # a version-1 profile
         elif self.ranker is not None:
-            corners = self.rerank(image_bgr, corners)
+            look = self.second_look
+            if look is None:
+                corners = self.rerank(image_bgr, corners)
+            else:
+                corners = self.rerank(image_bgr, corners, base, look.weak_none)
             reranked = True
         sure = lone = None
         if reranked:
@@ -172,12 +185,36 @@ class CardReader:
 
         return judge_count(reveal, expect)
 
-    def rerank(self, image_bgr: np.ndarray, corners: list[Corner]) -> list[Corner]:
+    def look(self, image_bgr: np.ndarray, conf: float) -> list[Corner]:
+        """The corner indices to read: the detector's at ``conf``; when its cards are all
+        small, with a second look (:mod:`referee.vision.second_look`; only where the rank
+        classifier reads every site again, as it drops the weaker hits that are no index)."""
+        look = self.second_look
+        if look is None or self.ranker is None or (self.deck is not None and not look.with_deck):
+            return self.corners(image_bgr, conf=conf)
+        low = self.corners(image_bgr, conf=min(conf, look.conf))
+        first = [c for c in low if c.confidence >= conf]
+        if not cards_small(first, image_bgr.shape[0], look):
+            return first
+        weak = [c for c in low if c.confidence < conf]
+        if look.apart:  # a weak hit beside a strong one is a part of that index
+            weak = new_sites(first, weak, look.near)
+        low = first + weak
+        return low + new_sites(low, look_again(self.detector, image_bgr, low, look), look.near)
+
+    def rerank(
+        self,
+        image_bgr: np.ndarray,
+        corners: list[Corner],
+        weak_below: float = 0.0,
+        weak_none: float = 1.0,
+    ) -> list[Corner]:
         """Read each index site again with the rank classifier (and the deck, if any).
 
         Per site the rank scores are ``rank_weight`` x the classifier's probability plus the
         rest x the detector's confidence for that rank; a site the classifier calls "not an
-        index" with at least ``none_drop`` is dropped.
+        index" with at least ``none_drop`` is dropped, or with ``weak_none`` when the
+        detector found it below ``weak_below`` only (a second look's weaker hit).
         """
         from referee.vision.labels import CLASS_OF
 
@@ -198,7 +235,7 @@ class CardReader:
             none = float(p[len(q)])
             if deck is not None:
                 score, none = deck.rescore(emb[k], score, none, self.ranker)
-            if none >= self.none_drop:
+            if none >= (self.none_drop if tops[k].confidence >= weak_below else weak_none):
                 continue
             best = int(np.argmax(score))
             top = tops[k]
