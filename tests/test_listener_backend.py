@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from referee.game.cards import RANKS
 from referee.speech.listener.backend import MODEL, ListenerBackend, ListenerHead
 from referee.speech.listener.labels import HEADS, KINDS
 from referee.speech.synth import padded, synthesize
@@ -86,9 +87,18 @@ def test_a_reading_the_head_is_sure_is_no_game_phrase_is_dropped(backend, monkey
 
 def test_the_head_sure_of_a_claim_makes_a_legal_claim_of_the_rank_due(backend, monkeypatch):
     ctx = _play(backend, "Q")
-    monkeypatch.setattr(backend, "head", _Head("claim", count=1, rank=3))
-    hum = np.random.default_rng(0).normal(0, 0.01, 16000).astype(np.float32)
-    heard = backend.decode(hum)  # whisper hears nothing legal in it
+    monkeypatch.setattr(backend, "head", _Head("claim", count=1, rank=RANKS.index("Q")))
+    heard = backend.decode(_hum())  # whisper hears nothing legal in it
     intent = interpret(heard.text, ctx)
     assert intent is not None and intent.to_dict() == {"type": "claim", "count": 2, "rank": "Q"}
     assert heard.guessed
+
+
+def test_a_claim_of_another_rank_is_not_mended_onto_the_rank_due(backend, monkeypatch):
+    _play(backend, "Q")
+    monkeypatch.setattr(backend, "head", _Head("claim", count=1, rank=RANKS.index("7")))
+    assert backend.decode(_hum()).text == ""
+
+
+def _hum() -> np.ndarray:
+    return np.random.default_rng(0).normal(0, 0.01, 16000).astype(np.float32)

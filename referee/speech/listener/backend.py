@@ -2,8 +2,9 @@
 
 The head (``models/listener.onnx``, see :mod:`referee.speech.listener.train`) reads the same
 encoder frames whisper's decoder reads (no second encoder pass) and says what kind of thing
-was said (claim, call, pass, command, name, count, or none of the game's) and its parts. It
-is used at the final reading only:
+was said (claim, call, pass, command, name, count, or none of the game's) and its parts. It is
+used on every reading, early ones too (the recognizer keeps a settled early reading as the
+final one):
 
 - whisper's reading stands when the head agrees on its kind, or is unsure;
 - a reading the head is sure is no game phrase is dropped (chatter, non-game words);
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from referee.game.cards import RANKS
 from referee.intents import parse
 from referee.speech import vocab
 from referee.speech.backends.whisper import ConstrainedWhisperBackend
@@ -35,7 +37,10 @@ MODEL = Path(__file__).resolve().parents[3] / "models" / "listener.onnx"
 #: the head's probability of "none" above which a reading whisper kept is dropped
 REJECT = 0.9
 #: the head's probability of a game kind above which a reading is made of that kind
-RESCUE = 0.8
+RESCUE = 0.9
+#: a claim is made only when the head gives the legal ranks together at least this: a clear
+#: "two sevens" with eights due stays unheard, as whisper-constrained keeps it (``compatible``)
+LEGAL_RANK_MIN = 0.25
 #: weight of the head's log-posterior of a phrase's parts against the decoder's mean log-prob
 HEAD_WEIGHT = 1.0
 #: the kinds the head knows; contexts listening for any other keep whisper's reading
@@ -96,7 +101,7 @@ class ListenerBackend(ConstrainedWhisperBackend):
 
     def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
         base = super().decode(audio, final=final)
-        if not final or not self.covered or self._last is None:
+        if not self.covered or self._last is None:
             return base
         encoded = self._last[1]
         p = self.posteriors(encoded, len(audio))
@@ -112,11 +117,16 @@ class ListenerBackend(ConstrainedWhisperBackend):
             return base
         if sure < RESCUE or kind not in self.ctx.intents:
             return base
+        if kind == "claim" and self._legal_rank_p(p) < LEGAL_RANK_MIN:
+            return base  # a claim of another rank, clearly heard, is not mended onto this one
         text, score = self._choose(encoded, kind, p)
         if not text or interpret(text, self.ctx) is None:
             return base
         confidence = sure * math.exp(min(0.0, score))
         return Hypothesis(self._best_name(encoded, text), max(confidence, 0.01), guessed=True)
+
+    def _legal_rank_p(self, p: dict[str, np.ndarray]) -> float:
+        return float(sum(p["rank"][RANKS.index(r)] for r in self.ctx.legal_ranks))
 
     def _candidates(self, kind: str, p: dict[str, np.ndarray]) -> list[tuple[str, float]]:
         """Legal phrases of ``kind`` that fit the head's parts, with the head's log-posterior
@@ -129,8 +139,6 @@ class ListenerBackend(ConstrainedWhisperBackend):
             if intent.type != kind:
                 continue
             if kind == "claim":
-                from referee.game.cards import RANKS
-
                 if intent.count not in COUNTS:
                     continue
                 out.append(
