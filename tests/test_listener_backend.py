@@ -102,3 +102,13 @@ def test_a_claim_of_another_rank_is_not_mended_onto_the_rank_due(backend, monkey
 
 def _hum() -> np.ndarray:
     return np.random.default_rng(0).normal(0, 0.01, 16000).astype(np.float32)
+
+
+@pytest.mark.parametrize("named", [0, 1])
+def test_the_head_sure_of_a_call_makes_a_legal_call(backend, monkeypatch, named):
+    ctx = _play(backend)
+    monkeypatch.setattr(backend, "head", _Head("call", call_word=0, named=named))
+    heard = backend.decode(_hum())
+    intent = interpret(heard.text, ctx)
+    assert intent is not None and intent.type == "call", heard
+    assert (intent.caller is not None) == bool(named), heard

@@ -154,10 +154,9 @@ class ListenerBackend(ConstrainedWhisperBackend):
                 word = call_word(phrase)
                 if word is None:
                     continue
-                named = len(phrase.split()) > len(word.split())
-                out.append(
-                    (phrase, float(log["call_word"][CALL_WORDS.index(word)] + log["named"][named]))
-                )
+                named = int(len(phrase.split()) > len(word.split()))
+                parts = log["call_word"][CALL_WORDS.index(word)] + log["named"][named]
+                out.append((phrase, float(parts)))
             elif kind == "command":
                 out.append((phrase, float(log["command"][COMMANDS.index(intent.command)])))
             elif kind == "count":
