@@ -71,6 +71,18 @@ def test_the_crop_is_stretched_and_its_hits_mapped_back_into_the_frame():
     assert hit.centre == (185.0, 125.0)
 
 
+def test_a_crop_read_upside_down_is_mapped_back_turned():
+    det = Counting()
+    img = np.zeros((480, 640, 3), np.uint8)
+    look = SecondLook(stretch=2.0, margin=0.0, turn=True)
+    straight, turned = look_again(det, img, [corner(150, 100, centre=(200, 150))], look)
+    assert len(det.shapes) == 2
+    # (20, 30) in the turned 110 x 220 crop is (90, 190) in the upright one
+    assert turned.box == (145 + 85.0, 95 + 92.5, 145 + 95.0, 95 + 97.5)
+    assert turned.centre == (145 + 70.0, 95 + 80.0)
+    assert straight.box == (160.0, 107.5, 170.0, 112.5)
+
+
 def test_no_crop_when_the_cards_fill_the_frame():
     det = Counting()
     img = np.zeros((480, 640, 3), np.uint8)

@@ -46,6 +46,8 @@ class SecondLook:
     weak_none: float = 0.5
     #: a weak hit within ``near`` index sizes of a strong one is dropped (a part of it)
     apart: bool = False
+    #: read the crop turned upside down too (another view of the same cards)
+    turn: bool = False
     #: look again also when reading with a deck profile, whose exemplars halve the
     #: classifier's "not an index" score (so it drops fewer weak hits)
     with_deck: bool = False
@@ -100,12 +102,24 @@ def look_again(detector, image_bgr: np.ndarray, corners: list[Corner], look: Sec
     if x2 - x1 < 8 or y2 - y1 < 8 or max(x2 - x1, y2 - y1) >= look.max_side * max(w, h):
         return []
     crop = image_bgr[y1:y2, x1:x2]
-    sy = look.stretch
-    if sy != 1.0:
-        crop = cv2.resize(crop, (x2 - x1, round((y2 - y1) * sy)), interpolation=cv2.INTER_LINEAR)
-    out = []
-    for c in detector.detect(crop, look.crop_conf, max_det=100):
-        b = (c.box[0] + x1, c.box[1] / sy + y1, c.box[2] + x1, c.box[3] / sy + y1)
-        centre = None if c.centre is None else (c.centre[0] + x1, c.centre[1] / sy + y1)
-        out.append(Corner(c.rank, c.confidence, b, centre, c.none))
+    if look.stretch != 1.0:
+        size = (x2 - x1, round((y2 - y1) * look.stretch))
+        crop = cv2.resize(crop, size, interpolation=cv2.INTER_LINEAR)
+    sy = crop.shape[0] / (y2 - y1)
+    ch, cw = crop.shape[:2]
+
+    def back(c: Corner, turned: bool) -> Corner:
+        bx1, by1, bx2, by2 = c.box
+        cx, cy = c.centre if c.centre is not None else (0.0, 0.0)
+        if turned:  # the crop was read upside down
+            bx1, by1, bx2, by2 = cw - bx2, ch - by2, cw - bx1, ch - by1
+            cx, cy = cw - cx, ch - cy
+        b = (bx1 + x1, by1 / sy + y1, bx2 + x1, by2 / sy + y1)
+        centre = None if c.centre is None else (cx + x1, cy / sy + y1)
+        return Corner(c.rank, c.confidence, b, centre, c.none)
+
+    out = [back(c, False) for c in detector.detect(crop, look.crop_conf, max_det=100)]
+    if look.turn:  # a card reads the same turned round; the detector may not
+        turned = detector.detect(np.ascontiguousarray(crop[::-1, ::-1]), look.crop_conf, 100)
+        out += new_sites(out, [back(c, True) for c in turned], look.near)
     return out
