@@ -290,7 +290,7 @@ def write_md(res: dict, path: Path) -> None:
         + (f" + rank classifier `{res['ranker']}`" if res.get("ranker") else "")
         + f", inference at {res['imgsz']} px"
         + (
-            ", a second look at small cards (`referee.vision.second_look`)"
+            f", a second look at small cards (`{res['second_look']}`)"
             if res.get("second_look")
             else (", no second look" if "second_look" in res else "")
         )
@@ -434,9 +434,10 @@ def write_md(res: dict, path: Path) -> None:
     if res.get("misses"):
         lines += ["## Misses on English-index real photos", ""]
         lines += [f"- {m}" for m in res["misses"]] + [""]
-    notes = Path(__file__).parent / "finetune.md"  # fine-tunes tried, written by hand
-    if notes.exists():
-        lines += [notes.read_text().rstrip(), ""]
+    for name in ("finetune.md", "second_look.md"):  # what was tried, written by hand
+        notes = Path(__file__).parent / name
+        if notes.exists():
+            lines += [notes.read_text().rstrip(), ""]
     path.write_text("\n".join(lines))
 
 
@@ -449,10 +450,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path(__file__).parent)
     ap.add_argument(
         "--second-look",
-        choices=("on", "off"),
+        choices=("on", "off", "nocrop"),
         default="off",
         help="read with a second look at small cards (referee.vision.second_look; "
-        "off: the reader's default)",
+        "off: the reader's default; nocrop: its lower confidence alone, no crop)",
     )
     a = ap.parse_args(argv)
     try:  # a .pt given with --model runs on torch ([train]); the ONNX reader needs none
@@ -467,7 +468,8 @@ def main(argv: list[str] | None = None) -> int:
     from referee.vision.reader import CardReader as _Reader
     from referee.vision.second_look import SecondLook
 
-    extra = {"second_look": SecondLook() if a.second_look == "on" else None}
+    looks = {"on": SecondLook(), "off": None, "nocrop": SecondLook(max_side=0.0)}
+    extra = {"second_look": looks[a.second_look]}
     CardReader = partial(_Reader, a.model, **extra)  # noqa: N806
 
     if not REAL.is_dir():
@@ -481,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
         "threads": 2,
         "model": str(a.model or DEFAULT_MODEL.relative_to(ROOT)),
         "imgsz": reader.imgsz,
-        "second_look": reader.second_look is not None,
+        "second_look": reader.second_look and repr(reader.second_look),
         "real": {},
         "synthetic": {},
         "calibration": {},
