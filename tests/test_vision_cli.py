@@ -50,6 +50,13 @@ def test_plain_text_output(photos, capsys):
     assert "1 card(s): K" in out
 
 
+def test_a_second_look_on_request(photos, capsys):
+    for how in ("low", "crop"):
+        assert main(["look", "--json", "--second-look", how, str(photos[0])]) == 0
+        (line,) = capsys.readouterr().out.strip().splitlines()
+        assert sorted(c["rank"] for c in json.loads(line)["cards"]) == ["7", "Q"]
+
+
 def test_missing_image_is_a_clear_error(tmp_path, capsys):
     assert main(["look", str(tmp_path / "nope.jpg")]) == 2
     err = capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -115,6 +116,30 @@ def test_a_close_up_is_read_as_before_with_one_look(readers, decks):
         del on.detector.detect
     assert calls == [img.shape]  # the first pass only
     assert got.ranks == off.read(img).ranks == [rank]
+
+
+def test_no_second_look_with_a_deck_profile(readers, decks):
+    # a profile halves the classifier's "not an index" score: weak hits would get through
+    on, _ = readers
+    img, _, _ = make_laptop_scene(random.Random(13), decks, held=False, card_px=(80, 120))
+    confs = []
+    real = on.detector.detect
+
+    def spy(image, conf=0.25, max_det=100):
+        confs.append(conf)
+        return real(image, conf, max_det)
+
+    on.detector.detect = spy
+    try:
+        on.look(img, 0.25)
+        assert len(confs) == 2 and confs[0] == 0.05  # small cards: the second look
+        confs.clear()
+        on.deck = SimpleNamespace(uses_ranker=True)
+        on.look(img, 0.25)
+        assert confs == [0.25]
+    finally:
+        del on.detector.detect
+        on.deck = None
 
 
 def test_the_second_look_reads_small_laptop_view_reveals_the_first_pass_misses(readers, decks):

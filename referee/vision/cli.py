@@ -19,6 +19,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--model", type=Path, default=None, help="detector weights (default: models/)"
     )
     parser.add_argument("--frames", type=int, default=45, help="camera: give up after this many")
+    parser.add_argument(
+        "--second-look",
+        choices=("low", "crop"),
+        default=None,
+        help="read small cards (a laptop's view) again: at a lower confidence (low), and in "
+        "a crop of them (crop, twice the time); off by default (bench/vision/second_look.md)",
+    )
 
 
 def _load(path: str, check: bool = False):
@@ -96,7 +103,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("; ".join(problems.values()))
     from referee.vision.reader import CardReader
 
-    reader = CardReader(args.model, deck=args.deck)
+    look = None
+    if getattr(args, "second_look", None):
+        from referee.vision.second_look import SecondLook
+
+        look = SecondLook() if args.second_look == "crop" else SecondLook(max_side=0.0)
+    reader = CardReader(args.model, deck=args.deck, second_look=look)
     if args.camera is not None:
         reveal = reader.read_stable(_camera_frames(args.camera), max_frames=args.frames)
         _say(f"camera:{args.camera}", reveal, args.json)
