@@ -101,6 +101,10 @@ def batches(idx: np.ndarray, frames, targets, size: int, rng, train: bool):
         for j, c in enumerate(clips):
             x[j, : len(c)] = c
             mask[j, : len(c)] = True
+            if train and rng.random() < 0.5:  # a stretch masked, as a word half covered
+                width = int(rng.integers(3, 12))
+                at = int(rng.integers(0, max(1, len(c) - width)))
+                x[j, at : at + width] = 0.0
         y = {n: torch.tensor([targets[i][n] for i in chosen]) for n in HEADS}
         yield torch.from_numpy(x), torch.from_numpy(mask), y
 
@@ -183,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     train_idx, val_idx = np.flatnonzero(~held_arr), np.flatnonzero(held_arr)
     print(f"{len(train_idx)} training clips, {len(val_idx)} held out", file=sys.stderr)
     model = build_model()
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-2)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-2)
     checkpoint = args.data / "head.pt"
     first = 0
     if checkpoint.is_file() and not args.fresh:
