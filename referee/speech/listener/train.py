@@ -141,6 +141,51 @@ def evaluate(model, idx, frames, targets, metas) -> dict:
     }
 
 
+def evaluate_onnx(path: Path, root: Path) -> dict:
+    """The exported head on the held-out shards: kind right overall and per background,
+    claims fully right per background, and at the backend's bars (p of the top kind) how
+    often a non-game clip is taken for a game kind, a game clip for none, and a game clip
+    is read surely right or surely as another game kind."""
+    from referee.speech.listener.backend import ListenerHead
+
+    frames, targets, metas, held = load(root)
+    head = ListenerHead(path, threads=2)
+    rows = [(targets[i], head(frames[i].astype(np.float32)), metas[i]) for i in range(len(held))
+            if held[i]]  # fmt: skip
+
+    def background(meta: dict) -> str:
+        bg = meta["background"]
+        return "babble" if "babble" in bg else ("quiet" if bg.startswith("quiet") else "noise")
+
+    out: dict = {"n": len(rows)}
+    kind_right = [int(np.argmax(p["kind"])) == t["kind"] for t, p, _ in rows]
+    out["kind"] = float(np.mean(kind_right))
+    for bg in ("babble", "noise", "quiet"):
+        sel = [(t, p) for t, p, m in rows if background(m) == bg]
+        claims = [(t, p) for t, p in sel if KINDS[t["kind"]] == "claim"]
+        out[f"kind {bg}"] = float(np.mean([int(np.argmax(p["kind"])) == t["kind"] for t, p in sel]))
+        out[f"claims fully right {bg}"] = float(np.mean([
+            int(np.argmax(p["kind"])) == t["kind"] and int(np.argmax(p["count"])) == t["count"]
+            and int(np.argmax(p["rank"])) == t["rank"] for t, p in claims
+        ]))  # fmt: skip
+    none = [p for t, p, _ in rows if t["kind"] == 0]
+    game = [(t, p) for t, p, _ in rows if t["kind"] != 0]
+    for bar in (0.8, 0.9, 0.95):
+
+        def sure(p: dict, bar: float = bar) -> int | None:
+            return int(np.argmax(p["kind"])) if float(np.max(p["kind"])) >= bar else None
+
+        out[f"none taken for game at {bar}"] = float(
+            np.mean([sure(p) not in (None, 0) for p in none])
+        )
+        out[f"game taken for none at {bar}"] = float(np.mean([sure(p) == 0 for _, p in game]))
+        out[f"game sure right at {bar}"] = float(np.mean([sure(p) == t["kind"] for t, p in game]))
+        out[f"game sure wrong kind at {bar}"] = float(
+            np.mean([sure(p) not in (None, 0, t["kind"]) for t, p in game])
+        )
+    return out
+
+
 def export(model, path: Path) -> None:
     """ONNX with one input ``frames`` (1, time, 384) and one softmax output per part."""
     import torch
@@ -177,7 +222,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh", action="store_true", help="do not resume the checkpoint")
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--report", type=Path, default=Path("/tmp/listener/train.json"))
+    parser.add_argument("--eval", type=Path, help="only report this exported head's numbers")
     args = parser.parse_args(argv)
+    if args.eval:
+        print(json.dumps(evaluate_onnx(args.eval, args.data), indent=1))
+        return 0
     import torch
 
     torch.set_num_threads(args.threads)
