@@ -142,6 +142,27 @@ def test_no_second_look_with_a_deck_profile(readers, decks):
         on.deck = None
 
 
+def test_cards_read_again_are_grouped_as_the_second_look_says(readers, decks, monkeypatch):
+    import referee.vision.reader as reader_module
+
+    on, _ = readers
+    seen = []
+    real = reader_module.group_corners
+
+    def spy(corners, **kw):
+        seen.append(kw)
+        return real(corners, **kw)
+
+    monkeypatch.setattr(reader_module, "group_corners", spy)
+    monkeypatch.setattr(on, "second_look", SecondLook(grouping={"equal_radius": 0.15}))
+    img, _, _ = make_laptop_scene(random.Random(13), decks, held=False, card_px=(80, 120))
+    on.read(img)
+    close, _ = closeup(decks[0], "KD", seed=3, fill=0.9)
+    on.read(close)
+    assert seen[0].get("equal_radius") == 0.15  # small cards: read again, grouped tighter
+    assert "equal_radius" not in seen[1]  # a close-up: as before
+
+
 def test_the_second_look_reads_small_laptop_view_reveals_the_first_pass_misses(readers, decks):
     on, off = readers
     exact = {"on": 0, "off": 0}

@@ -155,7 +155,7 @@ class CardReader:
 
             image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
         base = self.deck.detect_conf if self.deck else self.conf
-        corners = self.look(image_bgr, base)
+        corners, small = self._look(image_bgr, base)
         reranked = False
         if self.deck is not None and not getattr(self.deck, "uses_ranker", False):
             corners = self.deck.adapt(image_bgr, corners)  # a version-1 profile
@@ -171,7 +171,8 @@ class CardReader:
             calibrated = getattr(self.deck, "uses_ranker", False)
             sure = self.deck_sure_rank if calibrated else self.sure_rank
             lone = self.deck_lone_none if calibrated else None
-        groups = group_corners(corners, sure_rank=sure, lone_none=lone)
+        tight = self.second_look.grouping if small and self.second_look is not None else {}
+        groups = group_corners(corners, sure_rank=sure, lone_none=lone, **tight)
         h, w = image_bgr.shape[:2]
         groups, aside = reveal_groups([g for g in groups if g.confidence >= 0.2], w, h, expect)
         set_aside = [SeenCard(a.group.rank, None, a.group.confidence, _clip(a.group.box, w, h))
@@ -189,18 +190,23 @@ class CardReader:
         """The corner indices to read: the detector's at ``conf``; when its cards are all
         small, with a second look (:mod:`referee.vision.second_look`; only where the rank
         classifier reads every site again, as it drops the weaker hits that are no index)."""
+        return self._look(image_bgr, conf)[0]
+
+    def _look(self, image_bgr: np.ndarray, conf: float) -> tuple[list[Corner], bool]:
+        """:meth:`look`'s indices, and whether it looked again."""
         look = self.second_look
         if look is None or self.ranker is None or (self.deck is not None and not look.with_deck):
-            return self.corners(image_bgr, conf=conf)
+            return self.corners(image_bgr, conf=conf), False
         low = self.corners(image_bgr, conf=min(conf, look.conf))
         first = [c for c in low if c.confidence >= conf]
         if not cards_small(first, image_bgr.shape[0], look):
-            return first
+            return first, False
         weak = [c for c in low if c.confidence < conf]
         if look.apart:  # a weak hit beside a strong one is a part of that index
             weak = new_sites(first, weak, look.near)
         low = first + weak
-        return low + new_sites(low, look_again(self.detector, image_bgr, low, look), look.near)
+        more = look_again(self.detector, image_bgr, low, look)
+        return low + new_sites(low, more, look.near), True
 
     def rerank(
         self,

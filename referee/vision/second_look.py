@@ -13,7 +13,7 @@ into one site (:func:`referee.vision.group._sites`) and are read once.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -48,6 +48,9 @@ class SecondLook:
     apart: bool = False
     #: read the crop turned upside down too (another view of the same cards)
     turn: bool = False
+    #: :func:`referee.vision.group.group_corners` keywords for the cards read again (none:
+    #: its defaults), e.g. ``{"equal_radius": 0.15, "close_radius": 0.3}``
+    grouping: dict = field(default_factory=dict)
     #: look again also when reading with a deck profile, whose exemplars halve the
     #: classifier's "not an index" score (so it drops fewer weak hits)
     with_deck: bool = False
