@@ -494,3 +494,22 @@ class ChattyBackend(RunTogetherBackend):
         if hypothesis.text == "ben remind":
             return Hypothesis("ben is late again", 0.6)
         return hypothesis
+
+
+def test_a_claim_read_while_the_words_go_on_waits_for_a_second_reading_to_agree():
+    """Under babble the first words of "cheat, player three!" were read "two kings" 0.8 s in
+    by a periodic re-read and taken as the current player's claim (bench/table): a claim read
+    while the words go on is emitted only when the next reading says it too."""
+    # "two aces" read 0.22 s in, then the words go on as something else: no claim at all
+    heard = list(recognizer().utterances(ArraySource(table((1.0, 500, 0.25), (1.25, 900, 1.0)))))
+    assert [h.intent.type for h in heard] == []
+    # a claim said with more sound after it (a cough) reads the same again: taken early
+    heard = list(recognizer().utterances(ArraySource(table((1.0, 1100, 0.8), (1.8, 2500, 0.4)))))
+    early = [h for h in heard if h.utterance.partial]
+    assert early and early[0].intent.to_dict() == {"type": "claim", "count": 3, "rank": "K"}
+    assert early[0].decided_at < 1.8
+    # read once and the words pause right after: taken at the pause, before reading it again
+    heard = list(recognizer().utterances(ArraySource(table((1.0, 1100, 0.3)))))
+    early = [h for h in heard if h.utterance.partial]
+    assert early and early[0].intent.to_dict() == {"type": "claim", "count": 3, "rank": "K"}
+    assert early[0].decided_at < 1.3 + 0.1

@@ -454,6 +454,9 @@ class Recognizer:
         self._last_partial = 0
         self._called_early = False
         self._early: Heard | None = None
+        #: a claim the last periodic re-read of the words in progress said, held
+        #: (:meth:`_steady`)
+        self._unsteady: Heard | None = None
         #: the early reading was a name and a call read apart (:meth:`_halves`)
         self._halved = False
         #: frames since the ears opened that were still taken for the voice's echo (0: none)
@@ -498,6 +501,7 @@ class Recognizer:
         finished = segmenter.push(t, frame)
         if segmenter.in_speech and not was_speaking:
             self._last_partial, self._called_early, self._halved = 0, False, False
+            self._unsteady = None
         if finished is not None:
             heard = self._final(finished, self._early)
             self._early = None
@@ -507,6 +511,14 @@ class Recognizer:
             return None
         length = _frames(current.end - current.start)
         first_pause = segmenter.quiet_frames == EARLY_PAUSE_FRAMES
+        held = self._unsteady if first_pause else None
+        if held is not None and current.end - held.utterance.end <= PARTIAL_STEP_S:
+            # the words stopped soon after the claim was read (no re-read since): it was
+            # the end of them
+            self._unsteady = None
+            self._called_early = not held.guessed
+            self._early = replace(held, decided_at=max(held.decided_at, self.audio_time))
+            return self._early
         periodic = (
             segmenter.quiet_frames == 0
             and _frames(PARTIAL_MIN_S) <= length <= _frames(PARTIAL_MAX_S)
@@ -528,8 +540,8 @@ class Recognizer:
             # the first pause is most often the end of the words: read it in full
             # there, so the final (same audio, once the hangover ends) reuses it
             heard = self._decide(current, partial=True, full=first_pause)
-            if heard is not None and not first_pause:
-                heard = _name_unfinished(heard)
+            if not first_pause:
+                heard = self._steady(_name_unfinished(heard) if heard else None)
             if heard is not None and _news(heard, self._early):
                 # a name alone may begin "Ben, cheat!", a bare call may go on to
                 # name its caller, and a guessed reading may yet be heard plainly:
@@ -537,6 +549,21 @@ class Recognizer:
                 self._called_early = _complete(heard.intent) and not heard.guessed
                 self._early = heard
                 return heard
+        return None
+
+    def _steady(self, heard: Heard | None) -> Heard | None:
+        """A claim read while the words go on is held (None): emitted when the next
+        re-read says it too, or when the words pause before any (see :meth:`_push_frame`).
+        A claim is acted on as soon as it is emitted, and under babble the first words of
+        "cheat, player three!" were read "two kings" 0.8 s in, twice, and taken as the
+        current player's claim (bench/table); a claim said is either the end of the words
+        or read the same a moment later."""
+        previous, self._unsteady = self._unsteady, None
+        if heard is None or heard.intent.type != "claim":
+            return heard
+        if previous is not None and previous.intent == heard.intent:
+            return heard
+        self._unsteady = heard
         return None
 
     def finish(self) -> list[Heard]:
