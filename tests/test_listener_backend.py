@@ -112,3 +112,14 @@ def test_the_head_sure_of_a_call_makes_a_legal_call(backend, monkeypatch, named)
     intent = interpret(heard.text, ctx)
     assert intent is not None and intent.type == "call", heard
     assert (intent.caller is not None) == bool(named), heard
+
+
+def test_kinds_left_out_of_make_kinds_are_never_made(backend, monkeypatch):
+    ctx = ListenContext(players=PLAYERS, intents=PHASE_INTENTS["who_called"])
+    backend.set_context(ctx)
+    monkeypatch.setattr(backend, "head", _Head("name"))
+    made = backend.decode(_hum())
+    assert interpret(made.text, ctx) is not None and interpret(made.text, ctx).type == "name"
+    monkeypatch.setattr(backend, "make_kinds", backend.make_kinds - {"name"})
+    backend._last = None
+    assert backend.decode(_hum()).text == ""

@@ -83,9 +83,17 @@ def call_word(phrase: str) -> str | None:
 class ListenerBackend(ConstrainedWhisperBackend):
     name = "listener"
 
-    def __init__(self, model: Path | str | None = None, **options):
+    def __init__(
+        self,
+        model: Path | str | None = None,
+        make_kinds: frozenset[str] = KNOWN,
+        **options,
+    ):
         super().__init__(**options)
         self.head = ListenerHead(model or MODEL)
+        #: the kinds the head may make a phrase of where whisper heard none (trials: without
+        #: "name", names alone are left to whisper's own reading)
+        self.make_kinds = frozenset(make_kinds)
         #: the last head reading (for tests and reports)
         self.last_posteriors: dict[str, np.ndarray] | None = None
 
@@ -115,7 +123,7 @@ class ListenerBackend(ConstrainedWhisperBackend):
             return base
         if heard is not None and heard.type == kind:
             return base
-        if sure < RESCUE or kind not in self.ctx.intents:
+        if sure < RESCUE or kind not in self.ctx.intents or kind not in self.make_kinds:
             return base
         if kind == "claim" and self._legal_rank_p(p) < LEGAL_RANK_MIN:
             return base  # a claim of another rank, clearly heard, is not mended onto this one
