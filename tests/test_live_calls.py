@@ -206,3 +206,14 @@ def test_the_name_answering_who_called_is_acted_on_when_read_early(table, calls)
         ("name", "Cara", 3.0)
     ]
     assert table.act(calls.hear(heard(3.0, 3.5, name("Cara")))) == []  # its final
+
+
+def test_a_bare_call_said_before_the_referee_asked_who_called_is_not_asked_again(table, calls):
+    """Two "bullshit!"s heard late under babble: the first is acted on ("Who called?"), the
+    second, begun before the question, is not a second question ("Who called? Say your
+    name." 80 ms after it); one begun after it is handed on (the engine asks again)."""
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
+    assert table.act(calls.wait(1.4 + NAME_WAIT_S, hearing=False)) == [("call", None, 1.0)]
+    assert table.phase == "who_called"
+    assert table.act(calls.hear(heard(1.6, 1.95, call()))) == []
+    assert table.act(calls.hear(heard(3.0, 3.4, call()))) == [("call", None, 3.0)]

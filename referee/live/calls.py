@@ -65,6 +65,10 @@ class CallAssembler:
         self._previous: Heard | None = None
         #: onsets of the calls already acted on
         self._acted: set[float] = set()
+        #: the latest audio time :meth:`wait` was told of, and when the last bare call was
+        #: handed on (the referee asks "Who called?" from then)
+        self._now: float | None = None
+        self._asked_at: float | None = None
 
     def hear(self, heard: Heard) -> Iterator[Heard]:
         """What to act on now that ``heard`` came."""
@@ -89,11 +93,14 @@ class CallAssembler:
             elif self.phase() == "play" and heard.utterance.start not in self._acted:
                 self.waiting = heard
                 return
+            elif self._said_before_asking(heard):
+                return
         yield from self._act(heard)
 
     def wait(self, t: float, hearing: bool) -> Iterator[Heard]:
         """Audio time ``t`` has come (``hearing``: someone is speaking): a bare call whose
         wait for a name ran out is acted on, and the referee will ask "Who called?"."""
+        self._now = t
         call = self.waiting
         if call is None:
             return
@@ -116,6 +123,17 @@ class CallAssembler:
             and not self.last_play()
         )
 
+    def _said_before_asking(self, heard: Heard) -> bool:
+        """A bare call begun before the referee asked "Who called?" for the last one, heard
+        once it asks: the same call said again, or a second voice without a name. The
+        question stands; the engine would ask it again at once ("Who called? Say your
+        name.", 80 ms after "Who called?" in a babble room game)."""
+        return (
+            self.phase() == "who_called"
+            and self._asked_at is not None
+            and heard.utterance.start < self._asked_at
+        )
+
     @staticmethod
     def _bare(heard: Heard) -> bool:
         return heard.intent.type == "call" and heard.intent.caller is None
@@ -133,6 +151,8 @@ class CallAssembler:
             if utterance.start in self._acted and not named_late:
                 return
             self._acted.add(utterance.start)
+            if intent.caller is None:
+                self._asked_at = max(self._now or utterance.end, utterance.end)
         elif intent.type == "claim":
             if utterance.partial and not self._early_claim(heard):
                 return  # forced onto the vocabulary: the whole utterance must confirm it
