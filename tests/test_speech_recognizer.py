@@ -18,12 +18,14 @@ MENDED = "<cheat, mended when final>"  # read early as nothing legal; mended onl
 MENDED_CLAIM = "<three kings, mended when final>"  # the same, a claim
 TAIL = "<two aces, once its quiet tail is in>"  # the last word's end is below the voice gate
 TAIL_LOST = "<i doubt it, until its quiet tail is in>"  # then nothing
+TAIL_CLAIM = "<cheat, until its quiet tail is in>"  # then "three kings"
 
 #: the fake backend's language: a tone's pitch stands for a phrase
 WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely today",
          1100: "three kings", 1300: "alice cheat", 1500: CHATTER, 1700: GUESSED,
          1900: MENDED, 2100: TAIL, 2300: "cara", 3300: "undo", 2700: "two twos",
-         3100: MENDED_CLAIM, 3500: "cheat alice", 3700: TAIL_LOST}  # fmt: skip
+         3100: MENDED_CLAIM, 3500: "cheat alice", 3700: TAIL_LOST,
+         3900: TAIL_CLAIM}  # fmt: skip
 
 
 class ToneBackend:
@@ -60,6 +62,10 @@ class ToneBackend:
             loud = np.flatnonzero(np.abs(audio) > 0.05)
             tail_s = (len(audio) - loud[-1]) / SAMPLE_RATE if len(loud) else 0.0
             return Hypothesis("i doubt it" if tail_s < 0.12 else "i doubt and", 0.9)
+        if text == TAIL_CLAIM:
+            loud = np.flatnonzero(np.abs(audio) > 0.05)
+            tail_s = (len(audio) - loud[-1]) / SAMPLE_RATE if len(loud) else 0.0
+            return Hypothesis("cheat" if tail_s < 0.12 else "three kings", 0.9, guessed=True)
         if text == TAIL:
             loud = np.flatnonzero(np.abs(audio) > 0.05)
             tail_s = (len(audio) - loud[-1]) / SAMPLE_RATE if len(loud) else 0.0
@@ -459,6 +465,13 @@ def test_a_bare_call_read_again_whole_stands_when_the_whole_reads_nothing():
     heard = finals(rec, table((1.0, 3700, 0.5)))
     assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
     assert rec.backend.finals.count(True) == 2  # read again, and not taken
+
+
+def test_a_bare_call_read_again_whole_as_another_kind_of_thing_stands_as_the_call():
+    # "cheat!" read at the first pause; read again with its quiet tail (for a caller's
+    # name), "three twos" (bench/echo's noise room): a claim nobody made; the call stands
+    heard = finals(recognizer(), table((1.0, 3900, 0.4)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
 
 
 def test_a_caller_named_last_is_taken_only_once_the_words_pause():

@@ -260,9 +260,10 @@ class Recognizer:
             if settled and bare:
                 # a call without its caller waits for a name anyway (referee.live.calls),
                 # and the name may be in the tail: read it all, but only a reading that
-                # still says something legal replaces the call
+                # is still a call replaces it (a bare "cheat!" in 20 dB noise, read whole
+                # with its tail, was "three twos": a claim nobody made, bench/echo)
                 whole = self._decode(key, segment.audio, final)
-                if self._legal(whole):
+                if whole.text and getattr(self.interpret(whole.text), "type", None) == "call":
                     return whole
                 self._cached = (key, len(segment.audio), early)
                 return early
