@@ -40,6 +40,7 @@ from referee.game.events import Call, Claim, Event, Name, Reveal, Verdict
 from referee.game.rules import Rules
 from referee.game.state import State
 from referee.speech.audio import resample
+from referee.speech.synth import trim_quiet
 from referee.speech.types import SAMPLE_RATE
 from tests.room import RATE, PulseRoom, RoomRecorder, onsets
 
@@ -111,18 +112,10 @@ def speak(voice: TableVoice, text: str) -> np.ndarray:
 
             audio = synthesize(text, voice=voice.name, speed=int(voice.speed),
                                pitch=int(voice.pitch))  # fmt: skip
-        audio = _trim(audio)
+        audio = trim_quiet(audio)
         rms = float(np.sqrt(np.mean(np.square(audio, dtype=np.float64)))) or 1.0
         _said[key] = (audio * (TALK_LEVEL / rms)).astype(np.float32)
     return _said[key]
-
-
-def _trim(audio: np.ndarray, threshold: float = 0.02) -> np.ndarray:
-    loud = np.flatnonzero(np.abs(audio) > threshold * max(float(np.abs(audio).max()), 1e-6))
-    if not len(loud):
-        return audio
-    pad = int(0.02 * SAMPLE_RATE)
-    return audio[max(0, loud[0] - pad) : loud[-1] + pad]
 
 
 # --- backgrounds -------------------------------------------------------------------------

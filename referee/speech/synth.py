@@ -84,3 +84,13 @@ def _trim(samples: np.ndarray, threshold: float = 1e-3) -> np.ndarray:
     if loud.size == 0:
         return samples[:0]
     return samples[loud[0] : loud[-1] + 1]
+
+
+def trim_quiet(audio: np.ndarray, threshold: float = 0.02) -> np.ndarray:
+    """``audio`` from its first to its last sample louder than ``threshold`` of its peak,
+    20 ms kept either side: a synthesized line without its leading and trailing quiet."""
+    loud = np.flatnonzero(np.abs(audio) > threshold * max(float(np.abs(audio).max()), 1e-6))
+    if not len(loud):
+        return audio
+    pad = int(0.02 * SAMPLE_RATE)
+    return audio[max(0, loud[0] - pad) : loud[-1] + pad]

@@ -28,6 +28,7 @@ import numpy as np
 
 from referee.game.cards import RANKS, rank_name
 from referee.speech.listener.labels import Label
+from referee.speech.synth import trim_quiet
 from referee.speech.types import SAMPLE_RATE
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -225,14 +226,6 @@ def resample(audio: np.ndarray, rate_in: int, rate_out: int) -> np.ndarray:
     return resample_poly(audio, int(rate_out) // g, int(rate_in) // g).astype(np.float32)
 
 
-def trim(audio: np.ndarray, threshold: float = 0.02) -> np.ndarray:
-    loud = np.flatnonzero(np.abs(audio) > threshold * max(float(np.abs(audio).max()), 1e-6))
-    if not len(loud):
-        return audio
-    pad = int(0.02 * SAMPLE_RATE)
-    return audio[max(0, loud[0] - pad) : loud[-1] + pad]
-
-
 def speak(text: str, rng: random.Random) -> tuple[np.ndarray, str]:
     """``text`` in a random voice (45% piper, 55% espeak-ng): 16 kHz float32, trimmed."""
     if rng.random() < 0.45:
@@ -249,7 +242,7 @@ def speak(text: str, rng: random.Random) -> tuple[np.ndarray, str]:
             [c.audio_float_array for c in piper.synthesize(text, syn_config=config)]
         )
         rate = int(piper.config.sample_rate * pitch)
-        return trim(resample(audio, rate, SAMPLE_RATE)), f"piper p{pitch:.2f}"
+        return trim_quiet(resample(audio, rate, SAMPLE_RATE)), f"piper p{pitch:.2f}"
     voice = rng.choice(ESPEAK_VOICES)
     speed, pitch = rng.randint(115, 245), rng.randint(15, 90)
     with tempfile.TemporaryDirectory() as tmp:
@@ -259,7 +252,7 @@ def speak(text: str, rng: random.Random) -> tuple[np.ndarray, str]:
         from referee.speech.audio import read_wav
 
         audio = read_wav(path, check=False)
-    return trim(audio), f"{voice} s{speed} p{pitch}"
+    return trim_quiet(audio), f"{voice} s{speed} p{pitch}"
 
 
 # --- backgrounds and rooms ---------------------------------------------------------------
