@@ -29,7 +29,14 @@ from referee.game.cards import RANKS
 from referee.intents import parse
 from referee.speech import vocab
 from referee.speech.backends.whisper import ConstrainedWhisperBackend
-from referee.speech.listener.labels import CALL_WORDS, COMMANDS, COUNTS, HEADS, KINDS
+from referee.speech.listener.labels import (
+    CALL_WORDS,
+    COMMANDS,
+    COUNTS,
+    HEADS,
+    KINDS,
+    kept_frames,
+)
 from referee.speech.types import Hypothesis
 from referee.speech.vocab import ListenContext, interpret
 
@@ -45,9 +52,6 @@ LEGAL_RANK_MIN = 0.25
 HEAD_WEIGHT = 1.0
 #: the kinds the head knows; contexts listening for any other keep whisper's reading
 KNOWN = frozenset(KINDS[1:])
-#: encoder frames per second, and frames kept after the clip (as in training)
-FRAMES_PER_S = 50
-MARGIN_FRAMES = 25
 
 
 class ListenerHead:
@@ -65,11 +69,6 @@ class ListenerHead:
         x = np.ascontiguousarray(frames, dtype=np.float32)[None]
         outs = self.session.run(None, {"frames": x})
         return {name: out[0] for name, out in zip(HEADS, outs, strict=True)}
-
-
-def kept_frames(n_samples: int, total: int) -> int:
-    """The encoder frames that cover ``n_samples`` of audio, with the training margin."""
-    return min(total, -(-n_samples * FRAMES_PER_S // 16000) + MARGIN_FRAMES)
 
 
 def call_word(phrase: str) -> str | None:

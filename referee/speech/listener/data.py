@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.game.cards import RANKS, rank_name
-from referee.speech.listener.labels import Label
+from referee.speech.listener.labels import Label, kept_frames
 from referee.speech.synth import trim_quiet
 from referee.speech.types import SAMPLE_RATE
 
@@ -469,16 +469,6 @@ class Maker:
         audio = np.clip(audio, -1, 1).astype(np.float32)
         meta = {"text": text, "voice": voice, "background": what, "seconds": n / SAMPLE_RATE}
         return audio, label, meta
-
-
-#: encoder frames kept after the clip's own (the window's zero padding the head also sees)
-MARGIN_FRAMES = 25
-FRAMES_PER_S = 50
-
-
-def kept_frames(n_samples: int, total: int) -> int:
-    """How many encoder frames cover a clip of ``n_samples``, margin included."""
-    return min(total, -(-n_samples * FRAMES_PER_S // SAMPLE_RATE) + MARGIN_FRAMES)
 
 
 def make_shard(maker: Maker, encoder, seed: int, shard: int, size: int, out: Path) -> None:

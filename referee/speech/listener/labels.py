@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from referee.game.cards import RANKS
+from referee.speech.types import SAMPLE_RATE
 
 KINDS = ("none", "claim", "call", "pass", "command", "name", "count")
 COUNTS = (1, 2, 3, 4)
@@ -26,6 +27,15 @@ HEADS: dict[str, int] = {
     "named": 2,
 }
 IGNORE = -1  # a part that does not apply to the kind (no loss on it)
+#: whisper's encoder frames a second, and the frames kept after a clip's own (the window's
+#: zero padding the head also sees): the head's input, the same in training and at the table
+FRAMES_PER_S = 50
+MARGIN_FRAMES = 25
+
+
+def kept_frames(n_samples: int, total: int) -> int:
+    """The encoder frames (of ``total``) that cover ``n_samples`` of audio, margin included."""
+    return min(total, -(-n_samples * FRAMES_PER_S // SAMPLE_RATE) + MARGIN_FRAMES)
 
 
 @dataclass(frozen=True)
