@@ -251,7 +251,7 @@ class Recognizer:
         key = (segment.start, segment.end)
         if self._cached is not None and self._cached[0] == key:
             read, early = self._cached[1:]
-            intent = self.interpret(early.text) if early.text else None
+            intent = self._intent(early)
             settled = not early.unsettled and (early.chatter or intent is not None)
             if read == len(segment.audio) or not final:
                 self.busy_until = max(self.busy_until, self.audio_time)
@@ -263,7 +263,8 @@ class Recognizer:
                 # is still a call replaces it (a bare "cheat!" in 20 dB noise, read whole
                 # with its tail, was "three twos": a claim nobody made, bench/echo)
                 whole = self._decode(key, segment.audio, final)
-                if whole.text and getattr(self.interpret(whole.text), "type", None) == "call":
+                again = self._intent(whole)
+                if again is not None and again.type == "call":
                     return whole
                 self._cached = (key, len(segment.audio), early)
                 return early
@@ -282,9 +283,9 @@ class Recognizer:
         self._cached = (key, len(audio), hypothesis)
         return hypothesis
 
-    def _legal(self, hypothesis: Hypothesis) -> bool:
-        """Whether a backend's reading means something legal now."""
-        return bool(hypothesis.text) and self.interpret(hypothesis.text) is not None
+    def _intent(self, hypothesis: Hypothesis) -> Intent | None:
+        """What a backend's reading means if it is legal now, else None."""
+        return self.interpret(hypothesis.text) if hypothesis.text else None
 
     def _final(self, segment: Segment, early: Heard | None) -> Heard | None:
         """The final result for a finished utterance; an early reading stands only when the
