@@ -179,3 +179,19 @@ def test_stopping_by_ctrl_c_or_a_key_still_prints_the_final_state(tmp_path, how)
     last = json.loads(out.splitlines()[-1])
     assert last["state"]["pile"] == 2 and last["state"]["turn"] == "Ben"
     assert "Traceback" not in err
+
+
+def test_the_ears_tape_lets_chunks_pass_once_closed(tmp_path):
+    # the game may end while the ears' thread is still feeding a chunk: no error in that
+    # thread, nothing written after the close, the log beside the wav
+    from referee.live.cli import EarsTape
+    from referee.speech.audio import Chunk, read_wav
+
+    tape = EarsTape(tmp_path / "ears.wav")
+    chunks = tape.tee(Chunk(i * 0.1, np.full(1600, 0.1, np.float32)) for i in range(4))
+    assert next(chunks).start == 0.0
+    tape.close([], [(0.5, 1.0)])
+    assert [c.start for c in chunks] == pytest.approx([0.1, 0.2, 0.3])
+    assert len(read_wav(tmp_path / "ears.wav")) == 1600
+    log = (tmp_path / "ears.wav.jsonl").read_text().splitlines()
+    assert json.loads(log[-1]) == {"muted": {"at": 0.5, "until": 1.0}}

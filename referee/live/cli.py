@@ -182,12 +182,17 @@ def make_audio(
 
 class EarsTape:
     """``--ears-out``: the chunks the ears are fed, written to a 16-bit wav as they pass
-    (an evening is 115 MB an hour), and at the end a JSON-lines log beside it."""
+    (an evening is 115 MB an hour), and at the end a JSON-lines log beside it.
+
+    The ears' thread may still be feeding a chunk when the game ends: once closed, the tape
+    lets chunks pass unwritten (a write to a closed wav raised in that thread)."""
 
     def __init__(self, path: Path) -> None:
         import wave
 
         self.path = path
+        self._lock = threading.Lock()
+        self._closed = False
         self._wav = wave.open(str(path), "wb")  # noqa: SIM115 - closed in close()
         self._wav.setnchannels(1)
         self._wav.setsampwidth(2)
@@ -201,11 +206,15 @@ class EarsTape:
             if self.start is None:
                 self.start = chunk.start
             pcm = np.clip(np.asarray(chunk.samples) * 32767.0, -32768, 32767).astype("<i2")
-            self._wav.writeframes(pcm.tobytes())
+            with self._lock:
+                if not self._closed:
+                    self._wav.writeframes(pcm.tobytes())
             yield chunk
 
     def close(self, heard: list[dict], mutes: Iterable[tuple[float, float]]) -> None:
-        self._wav.close()
+        with self._lock:
+            self._closed = True
+            self._wav.close()
         lines = [{"wav_starts_at": self.start}]
         lines += [{"heard": h} for h in heard]
         lines += [{"muted": {"at": round(at, 3), "until": round(until, 3)}} for at, until in mutes]
