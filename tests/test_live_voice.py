@@ -156,3 +156,41 @@ def test_brief_shows_the_claim_without_saying_it_so_the_ears_open_sooner(tmp_pat
     assert ("Alice: two aces." in referee.voice.said) is not brief
     assert "Ben, twos." in referee.voice.said
     assert [h["intent"] for h in heard] == ([{"type": "call", "caller": "Ben"}] if brief else [])
+
+
+class _FlakyEngine:
+    """pyttsx3's engine as its espeak driver behaves on a busy machine: now and then
+    ``runAndWait`` returns without having written the file."""
+
+    def __init__(self, misses: int) -> None:
+        self.misses = misses
+        self.runs = 0
+        self._job: tuple[str, str] | None = None
+
+    def save_to_file(self, text: str, path: str) -> None:
+        self._job = (text, path)
+
+    def runAndWait(self) -> None:  # noqa: N802 - pyttsx3's name
+        import wave
+
+        self.runs += 1
+        assert self._job is not None
+        if self.misses:
+            self.misses -= 1
+            return
+        with wave.open(self._job[1], "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(22050)
+            w.writeframes(b"\x01\x00" * 2205)
+
+
+@pytest.mark.parametrize("misses, said", [(0, True), (2, True), (3, False)])
+def test_a_sentence_the_engine_skipped_is_rendered_again(tmp_path, misses, said):
+    # the greeting once went unsaid: its wav was missing when the worker acked it
+    from referee.voice.worker import TRIES, render
+
+    engine = _FlakyEngine(misses)
+    path = str(tmp_path / "00000.wav")
+    assert render(engine, "Game 1. Dev deals.", path) is said
+    assert engine.runs == min(misses + 1, TRIES)

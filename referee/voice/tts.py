@@ -42,8 +42,8 @@ class Voice:
 
     ``on_event("started" | "finished", index, text, at)`` is told, from the voice's own
     thread, as each sentence (``index``: its place in ``said``) begins and ends sounding,
-    ``at`` on ``time.monotonic()``. Where nothing can be heard (no output device) each
-    sentence starts and finishes once it is rendered. With ``out`` it is never told.
+    ``at`` on ``time.monotonic()``. Where nothing can be heard (no output device), or a
+    sentence could not be rendered, it starts and finishes once the worker is done with it. With ``out`` it is never told.
     """
 
     def __init__(
@@ -116,7 +116,8 @@ class Voice:
             self._player.play(Sentence(index, text, samples))
             return
         now = time.monotonic()
-        if self._player is None and index >= self._dropped_below and self.on_event:
+        # nothing to play it on, or nothing rendered (the worker said why): done, unheard
+        if index >= self._dropped_below and self.on_event:
             self.on_event("started", index, text, now)
             self.on_event("finished", index, text, now)
         self._finished(now)

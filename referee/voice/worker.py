@@ -13,8 +13,36 @@ import json
 import os
 import shutil
 import sys
+import wave
+from typing import Any
 
 NO_APLAY = "the voice cannot be heard: aplay is missing (sudo apt-get install alsa-utils)"
+#: renders of one sentence before it is given up
+TRIES = 3
+
+
+def rendered(path: str) -> bool:
+    """Whether ``path`` is a wav with sound in it."""
+    try:
+        with wave.open(path, "rb") as w:
+            return w.getnframes() > 0
+    except (OSError, EOFError, wave.Error):
+        return False
+
+
+def render(engine: Any, text: str, path: str, tries: int = TRIES) -> bool:
+    """Render ``text`` into the wav ``path``; whether it was.
+
+    pyttsx3's espeak driver now and then returns from ``runAndWait`` without having
+    synthesized anything (seen on a busy machine: 1 first sentence in 20 had no file, and the
+    referee's greeting went unsaid), so the file is checked and the sentence rendered again.
+    """
+    for _ in range(tries):
+        engine.save_to_file(text, path)
+        engine.runAndWait()
+        if rendered(path):
+            return True
+    return False
 
 
 def main() -> int:
@@ -39,13 +67,13 @@ def main() -> int:
             job = json.loads(line)
             if engine is not None:
                 try:
-                    if out_dir:
-                        engine.save_to_file(
-                            job["text"], os.path.join(out_dir, f"{job['i']:05d}.wav")
-                        )
-                    else:
+                    if not out_dir:
                         engine.say(job["text"])
-                    engine.runAndWait()
+                        engine.runAndWait()
+                    elif not render(
+                        engine, job["text"], os.path.join(out_dir, f"{job['i']:05d}.wav")
+                    ):
+                        raise RuntimeError(f"nothing rendered after {TRIES} tries")
                 except Exception as err:  # one failed sentence must not end the evening
                     print(json.dumps({"error": f"could not say {job['text']!r}: {err}"}), file=acks)
             print(json.dumps({"done": job["i"]}), file=acks)
