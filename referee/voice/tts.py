@@ -43,7 +43,8 @@ class Voice:
     ``on_event("started" | "finished", index, text, at)`` is told, from the voice's own
     thread, as each sentence (``index``: its place in ``said``) begins and ends sounding,
     ``at`` on ``time.monotonic()``. Where nothing can be heard (no output device), or a
-    sentence could not be rendered, it starts and finishes once the worker is done with it. With ``out`` it is never told.
+    sentence could not be rendered, it starts and finishes once the worker is done with it.
+    With ``out`` it is never told.
     """
 
     def __init__(
