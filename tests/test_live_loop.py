@@ -16,10 +16,10 @@ import pytest
 from referee.game.events import Call, Claim
 from referee.game.rules import Rules
 from referee.live.cli import paced
-from referee.live.events import Key, VoicePlayed, VoiceStarted
+from referee.live.events import AudioChunk, Key, VoicePlayed, VoiceStarted
 from referee.live.loop import LiveReferee
 from referee.session import Session
-from referee.speech.audio import ArraySource
+from referee.speech.audio import ArraySource, Chunk
 from referee.speech.recognizer import Recognizer
 from referee.speech.types import SAMPLE_RATE, Hypothesis
 from referee.speech.vocab import ListenContext
@@ -292,7 +292,26 @@ def test_a_sentence_begun_before_the_first_chunk_is_told_in_audio_time(tmp_path)
     referee.run()
     referee.ears._audio_ahead.clear()
     referee.handle(VoiceStarted(0, "Game 1.", at=5000.0))  # no chunk yet
-    referee.ears._audio_ahead.append(-4990.0)  # audio time is wall-clock time - 4990 s
+    referee.clock = lambda: 5001.0  # audio time is wall-clock time - 4990 s
+    referee.handle(AudioChunk(Chunk(10.9, np.zeros(1600, np.float32))))
     referee.handle(VoicePlayed(0, "Game 1.", at=5001.5))
     referee.session.close()
     assert played[-1][1:] == (10.0, 11.5)
+
+
+def test_a_sentence_said_whole_before_the_first_chunk_is_told_in_audio_time(tmp_path):
+    # a busy start: the microphone's first chunk came after the whole greeting was said
+    # (bench/table at 3659f31 printed it on the wall clock: started 29893.96, ended 29907.46)
+    played: list[tuple[str, float | None, float]] = []
+    referee = referee_for(tmp_path, table((7.0, 500, 0.5), total=9.0),
+                          on_played=lambda a, s, e: played.append((a.text, s, e)))  # fmt: skip
+    referee.run()
+    told = len(played)
+    referee.ears._audio_ahead.clear()
+    referee.handle(VoiceStarted(0, "Game 1.", at=5000.0))
+    referee.handle(VoicePlayed(0, "Game 1.", at=5003.5))
+    assert len(played) == told  # not yet: audio time is unknown
+    referee.clock = lambda: 5004.0
+    referee.handle(AudioChunk(Chunk(9.9, np.zeros(1600, np.float32))))  # ends at 10.0
+    referee.session.close()
+    assert played[-1][1:] == (6.0, 9.5)

@@ -133,6 +133,11 @@ class Ears:
         """A chunk ending at audio time ``end`` came at wall-clock time ``wall``."""
         self._audio_ahead.append(end - wall)
 
+    @property
+    def clocked(self) -> bool:
+        """Whether a chunk has come, so wall-clock times can be told in audio time."""
+        return bool(self._audio_ahead)
+
     def to_audio(self, wall: float) -> float:
         """A wall-clock time as audio time (as near as the chunks tell)."""
         return wall + (max(self._audio_ahead) if self._audio_ahead else 0.0)

@@ -170,6 +170,8 @@ class LiveReferee:
     _spoken: list[Announcement] = field(default_factory=list)
     _started: dict[int, float] = field(default_factory=dict)
     _played: int = 0
+    #: the voice's progress told before the microphone's first chunk (placed once it comes)
+    _unclocked: list[VoiceStarted | VoicePlayed] = field(default_factory=list)
     _context: Any = None
     _shown_at: float = 0.0
 
@@ -267,6 +269,10 @@ class LiveReferee:
             self._on_cards(event)
         elif isinstance(event, Key):
             self._on_key(event.line)
+        elif isinstance(event, VoiceStarted | VoicePlayed) and not self.ears.clocked:
+            # before the first chunk audio time is unknown: on a busy start the greeting can
+            # be said whole before it, and was then told on the wall clock
+            self._unclocked.append(event)
         elif isinstance(event, VoiceStarted):
             self._started[event.index] = event.at  # wall clock: placed when told
             self.ears.voice_started(event.index, self.now, event.text, event.at)
@@ -284,6 +290,10 @@ class LiveReferee:
         chunk = event.chunk
         self.now = chunk.end
         self.ears.chunk(chunk.end, self.clock())
+        if self._unclocked:
+            told, self._unclocked = self._unclocked, []
+            for voice_event in told:
+                self.handle(voice_event)
         if self.voice is not None:
             self.ears.poll(self.voice, self.now)
             self._poll_played()
