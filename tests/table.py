@@ -806,14 +806,17 @@ class Table:
                 self.referee.process.kill()
             recording = self.rec.stop()
         self._locate(recording)
+        # the winner the referee ended with: a win taken on a mishearing ("liar!" heard as
+        # the next claim) and undone is not the game's
         won = [s.line.get("winner") for s in self.referee.all if s.line.get("kind") == "win"]
+        final = (self.referee.state or {}).get("winner")
         voice = onsets(recording[:, 1])
         return GameResult(
             self.condition,
             self.steps,
             self.referee.all,
             expected_winner=self.game.state.name(self.game.state.winner),
-            winner=won[0] if won else None,
+            winner=final or (won[-1] if won else None),
             verdicts=self.verdicts,
             derailed=self.derailed,
             given_up=self.given_up,

@@ -41,15 +41,18 @@ def play_game(
     log,
     data: Path | None = None,
     ears: bool = False,
+    voices: bool = False,
 ) -> dict:
     from tests.room import PulseRoom
     from tests.table import Table, TableGame, background
 
     kind, snr = CONDITIONS[condition]
+    extra: tuple[str, ...] = ("--ears-out", str(work / "ears.wav")) if ears else ()
+    if voices:
+        extra += ("--voices", enrol(work, data or work / "data", code))
     with PulseRoom() as room:
         game = TableGame(seed=seed)
         bed = background(kind, seconds=60.0, seed=seed)
-        extra = ("--ears-out", str(work / "ears.wav")) if ears else ()
         table = Table(room, game, work, condition=condition, bed=bed, snr_db=snr, log=log,
                       code=code, data=data, extra=extra)  # fmt: skip
         result = table.play()
@@ -58,6 +61,38 @@ def play_game(
     out["seed"] = seed
     (work / "game.json").write_text(json.dumps(out, indent=1))
     return out
+
+
+#: what each player says to be enrolled, as `referee calibrate voices` asks
+ENROL = ("{name}.", "cheat!", "two aces.")
+
+
+def enrol(work: Path, data: Path, code: Path | None) -> str:
+    """The table's voices enrolled in ``data`` (`referee calibrate voices --from`), each
+    player saying their name, "cheat" and a claim as the table's voice says them (clean, not
+    through the room); the profile's name."""
+    from referee.speech.audio import write_wav
+    from tests.table import PLAYERS, VOICES, speak
+
+    folder = work / "enrol"
+    folder.mkdir(parents=True, exist_ok=True)
+    for player in PLAYERS:
+        for i, text in enumerate(ENROL):
+            write_wav(
+                folder / f"{player}-{i + 1}.wav", speak(VOICES[player], text.format(name=player))
+            )
+    env = {**os.environ, "REFEREE_DATA_DIR": str(data)}
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "calibrate", "voices", "--players", ",".join(PLAYERS),
+         "--from", str(folder), "--name", "table"],
+        env=env, cwd=code, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    (work / "enrol.txt").write_text(done.stdout + done.stderr)
+    if done.returncode:
+        raise RuntimeError(f"calibrate voices failed: {done.stderr[-500:]}")
+    return "table"
 
 
 #: which latency a right move's reply counts in
@@ -189,6 +224,9 @@ def main(argv: list[str] | None = None) -> int:
         help="keep what the referee's ears heard in each game's folder "
         "(ears.wav, ears.wav.jsonl: referee play --ears-out)",
     )
+    parser.add_argument("--voices", action="store_true",
+                        help="enrol the table's voices first (referee calibrate voices --from) "
+                        "and play with --voices: a bare call credited by its voice")  # fmt: skip
     parser.add_argument("--fresh", action="store_true",
                         help="a new data folder for every game (else the games share one, "
                         "as one laptop does: the names check is kept from the first)")  # fmt: skip
@@ -221,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
             work.mkdir(parents=True)
             print(f"== {condition}, seed {seed} ({work})", flush=True)
             data = None if args.fresh else scratch / "data"  # one laptop, game after game
-            game = play_game(condition, seed, work, args.code, sys.stdout, data, args.ears)
+            game = play_game(condition, seed, work, args.code, sys.stdout, data, args.ears,
+                             args.voices)  # fmt: skip
             games.append(game)
             scores.append(score(game))
             print(json.dumps({k: v for k, v in scores[-1].items() if k != "latency"}), flush=True)
