@@ -646,6 +646,9 @@ class Table:
                 step.replies += more
                 lines += said([r.line for r in more])
             taken = [x for x in lines if x.get("kind") in (*ACTS, "win")]
+            if self._by_voice(move, lines):  # --voices: a bare call credited to its voice
+                move = Move(move.who, move.text, Call(move.who), "bare_call")
+                expected = self.game.expect(move.event)
             if matches(expected, lines) or (taken and matches(expected, taken[: len(expected)])):
                 step.outcome = "right"
                 self.game.accept(move)
@@ -680,6 +683,13 @@ class Table:
                     move = Move(move.who, "one " + move.text[2:], move.event, move.kind)
         self.derailed = f"{move.who}: {move.text!r} never taken"
         return False
+
+    def _by_voice(self, move: Move, lines: list[dict]) -> bool:
+        """A bare call the referee credited to the caller's voice (``--voices``: it then
+        does not ask who called), rightly."""
+        if move.kind != "bare_call" or "--voices" not in self.extra:
+            return False
+        return any(x["kind"] == "call" and x.get("caller") == move.who for x in lines)
 
     def _warned(self) -> set[str]:
         """The players the referee warned may be heard as another ("Dev may be heard as

@@ -112,6 +112,10 @@ def score(game: dict) -> dict:
     names = [s for s in firsts if s["kind"] == "name"]
     # a bare call is right when "Who called?" came and the name that answered was taken
     bare_ok = sum(s["outcome"] == "right" for s in names)
+    # with --voices a bare call may be credited to its voice at once, no name asked for
+    bare_ok += sum(s["kind"] == "bare_call" and s["outcome"] == "right"
+                   and any(r.get("kind") == "call" for r in s["replies"] if "say" in r)
+                   for s in calls)  # fmt: skip
     calls_right = sum(s["outcome"] == "right" for s in calls if s["kind"] == "call") + bare_ok
     lat: dict[str, list[float]] = {"claim_voice": [], "claim_line": [], "claim_speak": [],
                                    "call_line": [], "call_voice": []}  # fmt: skip
