@@ -389,3 +389,13 @@ def test_calibrate_voices_from_the_microphone_prompts_each_player(tmp_path, caps
     assert [len(p.samples) for p in loaded.players] == [3, 3]
     recorded = len(quiet(0.4)) + len(say("Alice", "Alice")) + len(quiet(0.6))
     assert len(loaded.players[0].samples[0]) < recorded - 0.5 * SAMPLE_RATE  # the wait cut off
+
+
+def test_a_name_said_alone_and_cut_to_its_words_is_a_sample(tmp_path):
+    # "Ben." cut to its words is 0.27 s: kept; a click of 0.1 s is not
+    rng = np.random.default_rng(0)
+    write_wav(tmp_path / "Ben-1.wav", 0.1 * rng.standard_normal(int(0.27 * SAMPLE_RATE)))
+    write_wav(tmp_path / "Ben-2.wav", 0.1 * rng.standard_normal(int(0.1 * SAMPLE_RATE)))
+    samples, problems = speakers.load_samples(tmp_path, ["Ben"])
+    assert len(samples["Ben"]) == 1
+    assert problems == [f"{tmp_path / 'Ben-2.wav'} is too short or silent; skipped"]

@@ -57,6 +57,9 @@ CORE_DROP_DB = 12.0
 CORE_FRAME = 320
 #: below this much voiced audio the whole stretch is used (too little to trim)
 CORE_MIN_S = 0.25
+#: a recording shorter than this is no sample: a name said alone and cut to its words is
+#: 0.25-0.3 s ("Ben." in piper's voice, 0.27 s, was skipped at 0.3)
+MIN_SAMPLE_S = 0.2
 
 #: identify()'s least score and margin over the runner-up by the number of players at the
 #: table, chosen on synthetic tables of 4 and 8 (bench/speech/voices.md): the more voices,
@@ -541,7 +544,7 @@ def load_samples(folder: Path, players: list[str]) -> tuple[dict[str, list[np.nd
             except UserError as err:
                 problems.append(str(err))
                 continue
-            if len(clip) < 0.3 * SAMPLE_RATE or float(np.abs(clip).max(initial=0)) < 1e-3:
+            if len(clip) < MIN_SAMPLE_S * SAMPLE_RATE or float(np.abs(clip).max(initial=0)) < 1e-3:
                 problems.append(f"{f} is too short or silent; skipped")
                 continue
             clips.append(clip)
