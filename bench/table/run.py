@@ -96,7 +96,8 @@ def enrol(work: Path, data: Path, code: Path | None) -> str:
 
 
 #: which latency a right move's reply counts in
-KEYS = {"claim": "claim", "call": "call", "name": "call", "call_name": "call"}
+KEYS = {"claim": "claim", "call": "call", "name": "call", "call_name": "call",
+        "bare_call": "call"}  # fmt: skip
 
 
 def _first_say(step: dict) -> float | None:
@@ -126,6 +127,9 @@ def score(game: dict) -> dict:
         key = KEYS.get(s["kind"], "")
         if not key:
             continue
+        first = next(r for r in s["replies"] if "say" in r)
+        if s["kind"] == "bare_call" and first.get("kind") != "call":
+            continue  # "Who called?": the call is timed at the name that answers it
         lat[f"{key}_line"].append(line_at - s["end"])
         if s["voice_at"] is not None:
             lat[f"{key}_voice"].append(s["voice_at"] - s["end"])
