@@ -217,3 +217,20 @@ def test_a_bare_call_said_before_the_referee_asked_who_called_is_not_asked_again
     assert table.phase == "who_called"
     assert table.act(calls.hear(heard(1.6, 1.95, call()))) == []
     assert table.act(calls.hear(heard(3.0, 3.4, call()))) == [("call", None, 3.0)]
+
+
+def test_a_bare_call_read_early_whose_speaker_is_known_is_acted_on_at_once(table, calls):
+    # the voice credited only on the final waited out the gate's hangover (1.3 s under babble)
+    early = SpokenBy(Utterance(1.0, 1.3, "cheat", 0.9, True), call(), decided_at=1.35,
+                     speaker="Cara")  # fmt: skip
+    assert table.act(calls.hear(early)) == [("call", "Cara", 1.0)]
+    final = SpokenBy(Utterance(1.0, 1.4, "cheat", 0.9), call(), decided_at=1.7, speaker="Cara")
+    assert table.act(calls.hear(final)) == []  # the same call, not a second one
+
+
+def test_a_bare_call_guessed_early_waits_for_its_final_even_with_its_speaker(table, calls):
+    early = SpokenBy(Utterance(1.0, 1.3, "cheat", 0.9, True), call(), decided_at=1.35,
+                     guessed=True, speaker="Cara")  # fmt: skip
+    assert table.act(calls.hear(early)) == []
+    final = SpokenBy(Utterance(1.0, 1.4, "cheat", 0.9), call(), decided_at=1.7, speaker="Cara")
+    assert table.act(calls.hear(final)) == [("call", "Cara", 1.0)]

@@ -9,7 +9,7 @@ It is the one place that decides how a call gets its caller and when it is acted
 * a bare "Cheat!" waits ``NAME_WAIT_S`` after its words end (up to ``NAME_WAIT_MAX_S``
   while someone is still speaking) for its caller's name before it is acted on, and the
   referee asks "Who called?"; a bare call whose :class:`Heard` knows its ``speaker`` (a
-  voice profile) is that speaker's call at once;
+  voice profile) is that speaker's call at once, read early (not guessed) or whole;
 * calls are acted on in the order they began (the onset), never by decoding time; a later
   call is still handed on, and the engine answers it ("Alice called first.").
 
@@ -87,10 +87,13 @@ class CallAssembler:
             else:
                 yield from self._act(call)  # anything else said comes after the call
         speaker = heard.speaker  # a voice profile told who said it
+        sure = not (heard.utterance.partial and heard.guessed)
+        if self._bare(heard) and speaker is not None and sure:
+            # read early or whole, it is that speaker's call: no name is waited for (a voice
+            # credited only on the final waited out the gate's hangover, 1.3 s under babble)
+            heard = replace(heard, intent=replace(heard.intent, caller=speaker))
         if self._bare(heard) and not heard.utterance.partial:
-            if speaker is not None:
-                heard = replace(heard, intent=replace(heard.intent, caller=speaker))
-            elif self.phase() == "play" and heard.utterance.start not in self._acted:
+            if self.phase() == "play" and heard.utterance.start not in self._acted:
                 self.waiting = heard
                 return
             elif self._said_before_asking(heard):
