@@ -106,3 +106,34 @@ def test_a_claim_run_on_from_the_voices_echo_is_read_after_the_voice(tmp_path):
     assert [s for s in said if s.startswith("Ben: ")] == ["Ben: two twos."]
     claims = [h for h in taken if h["intent"]["type"] == "claim" and h["start"] > claim_known]
     assert claims and claims[0]["start"] > dropped[0]["start"] + 0.3  # after the voice
+
+
+class _Gate:
+    def __init__(self) -> None:
+        self.mutes: list[float] = []
+
+    def mute(self, until: float) -> None:
+        self.mutes.append(until)
+
+    def hear_from(self, t: float) -> None:
+        pass
+
+
+def test_what_was_heard_over_the_voice_stays_so_when_the_canceller_falters_after():
+    # a room game: the ears were open over "Cara: two sevens." "Dev, eights."; its residue
+    # read "two eights" was weighed once the canceller's measure had dropped, was not taken
+    # as heard over the voice, and became Dev's claim
+    from referee.live.ears import Ears
+
+    cancelled = [True]
+    ears = Ears(_Gate(), follow_voice=True, echo_cancelled=lambda: cancelled[0])
+    ears.said(45.7, 2, 43.3, "Cara: two sevens. Dev, eights.")
+    assert ears.gate.mutes == []  # open over it
+    ears.voice_started(0, 43.3, "Cara: two sevens.")
+    ears.voice_started(1, 44.73, "Dev, eights.")
+    cancelled[0] = False
+    assert ears.over_voice(44.8) == "Dev, eights."
+    ears.said(48.6, 1, 45.84, "Dev: two eights.")  # now said with the ears shut
+    assert ears.gate.mutes == [48.6]
+    ears.voice_started(2, 45.9, "Dev: two eights.")
+    assert ears.over_voice(46.0) is None  # nothing is heard over it: shut

@@ -68,8 +68,11 @@ class Ears:
     #: (``Voice.echo_cancelled``) that they may stay open while it speaks: a call over it
     #: is then heard (barge-in)
     echo_cancelled: Callable[[], bool] | None = None
-    #: the sentences the voice sounded (audio time): [start, end or None while playing, text]
+    #: the sentences the voice sounded (audio time): [start, end or None while playing, text,
+    #: whether the ears were open over it]
     _sounded: deque[list[Any]] = field(default_factory=lambda: deque(maxlen=SOUNDED_KEEP))
+    #: whether the ears stay open over what was last said (settled when it was said)
+    _open_over: bool = False
 
     def hears_over_voice(self) -> bool:
         """Whether the ears stay open while the referee speaks (its echo cancelled)."""
@@ -79,11 +82,9 @@ class Ears:
         """What the referee's voice was saying at audio time ``t`` (or had just said, within
         ``OVER_VOICE_TAIL_S``), while its ears were open over it; None when it was silent
         then, or when its ears were shut (nothing was heard over it at all)."""
-        if not self.hears_over_voice():
-            return None
-        for start, end, text in reversed(self._sounded):
+        for start, end, text, heard_over in reversed(self._sounded):
             if _sounding(start, end, t):
-                return text
+                return text if heard_over else None
         return None
 
     def voice_ended(self, t: float) -> float | None:
@@ -91,7 +92,7 @@ class Ears:
         of that sentence and of those that followed it without a break; None while it
         still sounds or when it was not sounding then."""
         ended: float | None = None
-        for start, end, _ in self._sounded:
+        for start, end, _, _ in self._sounded:
             if ended is None:
                 if _sounding(start, end, t):
                     ended = end
@@ -121,11 +122,17 @@ class Ears:
     def said(self, end: float, sentences: int, start: float | None = None, text: str = "") -> None:
         """The referee queued ``sentences`` (``text``) to say from audio time ``start``,
         estimated to end at ``end``."""
+        # whether the ears stay open over what is said is settled now, with the shutting:
+        # the echo canceller's measure may change before what was heard over it is weighed
+        # (a room game took the voice's own "Dev, eights." for a claim once it had)
+        self._open_over = self.hears_over_voice()
         if not self._evented and start is not None and sentences:
-            self._sounded.append([start, end, text])  # a voice that posts events tells its own
+            # a voice that posts events tells its own
+            self._sounded.append([start, end, text, self._open_over])
         self.queued += sentences
         self.speaking_until = self.estimated_end = end
-        self._shut(end)
+        if not self._open_over:
+            self.gate.mute(end)
 
     # --- the clock -------------------------------------------------------------------
 
@@ -164,7 +171,7 @@ class Ears:
         self._evented = True
         self._playing = True
         began = now if at is None else min(now, self.to_audio(at))
-        self._sounded.append([began, None, text])
+        self._sounded.append([began, None, text, self._open_over])
         if self.follow_voice:
             self._keep_shut(now)
 
