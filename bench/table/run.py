@@ -104,6 +104,13 @@ def _first_say(step: dict) -> float | None:
     return next((r["at"] for r in step["replies"] if "say" in r), None)
 
 
+def _credited_at_once(step: dict) -> bool:
+    """A bare call the referee answered with the call itself (``--voices``: credited to
+    its caller's voice), not with "Who called?"."""
+    first = next((r for r in step["replies"] if "say" in r), {})
+    return step["kind"] == "bare_call" and first.get("kind") == "call"
+
+
 def score(game: dict) -> dict:
     """The game's numbers: each move is scored on its first saying."""
     steps = game["steps"]
@@ -114,9 +121,7 @@ def score(game: dict) -> dict:
     # a bare call is right when "Who called?" came and the name that answered was taken
     bare_ok = sum(s["outcome"] == "right" for s in names)
     # with --voices a bare call may be credited to its voice at once, no name asked for
-    bare_ok += sum(s["kind"] == "bare_call" and s["outcome"] == "right"
-                   and any(r.get("kind") == "call" for r in s["replies"] if "say" in r)
-                   for s in calls)  # fmt: skip
+    bare_ok += sum(s["outcome"] == "right" and _credited_at_once(s) for s in calls)
     calls_right = sum(s["outcome"] == "right" for s in calls if s["kind"] == "call") + bare_ok
     lat: dict[str, list[float]] = {"claim_voice": [], "claim_line": [], "claim_speak": [],
                                    "call_line": [], "call_voice": []}  # fmt: skip
@@ -127,8 +132,7 @@ def score(game: dict) -> dict:
         key = KEYS.get(s["kind"], "")
         if not key:
             continue
-        first = next(r for r in s["replies"] if "say" in r)
-        if s["kind"] == "bare_call" and first.get("kind") != "call":
+        if s["kind"] == "bare_call" and not _credited_at_once(s):
             continue  # "Who called?": the call is timed at the name that answers it
         lat[f"{key}_line"].append(line_at - s["end"])
         if s["voice_at"] is not None:

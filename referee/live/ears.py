@@ -122,7 +122,7 @@ class Ears:
     def said(self, end: float, sentences: int, start: float | None = None, text: str = "") -> None:
         """The referee queued ``sentences`` (``text``) to say from audio time ``start``,
         estimated to end at ``end``."""
-        # whether the ears stay open over what is said is settled now, with the shutting:
+        # whether the ears stay open over what is said is settled now, as they are shut:
         # the echo canceller's measure may change before what was heard over it is weighed
         # (a room game took the voice's own "Dev, eights." for a claim once it had)
         self._open_over = self.hears_over_voice()
@@ -131,8 +131,7 @@ class Ears:
             self._sounded.append([start, end, text, self._open_over])
         self.queued += sentences
         self.speaking_until = self.estimated_end = end
-        if not self._open_over:
-            self.gate.mute(end)
+        self._shut(end)
 
     # --- the clock -------------------------------------------------------------------
 
