@@ -114,6 +114,17 @@ def test_the_head_sure_of_a_call_makes_a_legal_call(backend, monkeypatch, named)
     assert (intent.caller is not None) == bool(named), heard
 
 
+def test_a_phrase_is_made_on_whole_readings_only(backend, monkeypatch):
+    """The periodic re-reads while the words go on make no guess: it would not be acted on,
+    and making one kept the decoder busy past the end of the words (bench/table)."""
+    ctx = _play(backend)
+    monkeypatch.setattr(backend, "head", _Head("call", call_word=0, named=1))
+    assert backend.decode(_hum(), final=False).text == ""
+    backend._last = None
+    made = backend.decode(_hum(), final=True)
+    assert made.guessed and interpret(made.text, ctx).type == "call"
+
+
 def test_kinds_left_out_of_make_kinds_are_never_made(backend, monkeypatch):
     ctx = ListenContext(players=PLAYERS, intents=PHASE_INTENTS["who_called"])
     backend.set_context(ctx)

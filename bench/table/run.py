@@ -42,6 +42,7 @@ def play_game(
     data: Path | None = None,
     ears: bool = False,
     voices: bool = False,
+    backend: str | None = None,
 ) -> dict:
     from tests.room import PulseRoom
     from tests.table import Table, TableGame, background
@@ -50,6 +51,8 @@ def play_game(
     extra: tuple[str, ...] = ("--ears-out", str(work / "ears.wav")) if ears else ()
     if voices:
         extra += ("--voices", enrol(work, data or work / "data", code))
+    if backend:
+        extra += ("--backend", backend)
     with PulseRoom() as room:
         game = TableGame(seed=seed)
         bed = background(kind, seconds=60.0, seed=seed)
@@ -239,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--voices", action="store_true",
                         help="enrol the table's voices first (referee calibrate voices --from) "
                         "and play with --voices: a bare call credited by its voice")  # fmt: skip
+    parser.add_argument("--backend", help="the referee's speech backend (play --backend)")
     parser.add_argument("--fresh", action="store_true",
                         help="a new data folder for every game (else the games share one, "
                         "as one laptop does: the names check is kept from the first)")  # fmt: skip
@@ -272,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {condition}, seed {seed} ({work})", flush=True)
             data = None if args.fresh else scratch / "data"  # one laptop, game after game
             game = play_game(condition, seed, work, args.code, sys.stdout, data, args.ears,
-                             args.voices)  # fmt: skip
+                             args.voices, args.backend)  # fmt: skip
             games.append(game)
             scores.append(score(game))
             print(json.dumps({k: v for k, v in scores[-1].items() if k != "latency"}), flush=True)
