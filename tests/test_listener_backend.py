@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from referee.game.cards import RANKS
+from referee.intents import parse
 from referee.speech.listener.backend import MODEL, ListenerBackend, ListenerHead
 from referee.speech.listener.labels import HEADS, KINDS
 from referee.speech.synth import padded, synthesize
@@ -111,7 +112,20 @@ def test_the_head_sure_of_a_call_makes_a_legal_call(backend, monkeypatch, named)
     heard = backend.decode(_hum())
     intent = interpret(heard.text, ctx)
     assert intent is not None and intent.type == "call", heard
-    assert (intent.caller is not None) == bool(named), heard
+    # whisper heard no name in the hum: the call is made bare even where the head is sure
+    # that a name was said ("Who called?" is asked rather than a caller guessed)
+    assert intent.caller is None, heard
+
+
+def test_a_call_is_made_naming_a_player_only_when_whisper_heard_a_name(backend):
+    _play(backend)
+    p = _Head("call", call_word=0, named=1).out
+    assert backend._names_someone("cara rema teet")
+    assert backend._names_someone("play with four")
+    assert not backend._names_someone("bullshit bobby")
+    named = [parse(c, PLAYERS).caller for c, _ in backend._candidates("call", p, True)]
+    bare = [parse(c, PLAYERS).caller for c, _ in backend._candidates("call", p, False)]
+    assert any(named) and bare and not any(bare)
 
 
 def test_a_phrase_is_made_on_whole_readings_only(backend, monkeypatch):
@@ -123,6 +137,43 @@ def test_a_phrase_is_made_on_whole_readings_only(backend, monkeypatch):
     backend._last = None
     made = backend.decode(_hum(), final=True)
     assert made.guessed and interpret(made.text, ctx).type == "call"
+
+
+def test_a_name_alone_is_made_only_when_the_referee_asks_for_one(backend, monkeypatch):
+    monkeypatch.setattr(backend, "head", _Head("name"))
+    _play(backend)
+    assert backend.decode(_hum()).text == ""
+    ctx = ListenContext(players=PLAYERS, intents=PHASE_INTENTS["who_called"])
+    backend.set_context(ctx)
+    backend._last = None
+    assert interpret(backend.decode(_hum()).text, ctx).type == "name"
+
+
+def test_a_claim_the_head_doubts_is_not_taken_early(backend, monkeypatch):
+    """Whisper's plain reading of a claim, the head unsure what was said but sure it was no
+    claim: marked guessed (the recognizer and the call assembler wait for the whole)."""
+    _play(backend, "K")
+    audio = _clip("two kings", voice="en-gb+f2")
+    assert not backend.decode(audio).guessed
+    head = _Head("call")
+    head.out["kind"][:] = 0.0
+    head.out["kind"][KINDS.index("call")] = 0.6
+    head.out["kind"][KINDS.index("none")] = 0.35
+    head.out["kind"][KINDS.index("claim")] = 0.05
+    monkeypatch.setattr(backend, "head", head)
+    backend._last = None
+    doubted = backend.decode(audio)
+    assert doubted.text == "two kings" and doubted.guessed
+
+
+def test_the_rank_due_said_alone_is_not_doubted(backend):
+    """The rank due said alone ("Two." with twos due) is one of it; the head calls a lone
+    number a count, not a claim. Doubted as no claim, 80 of 90 real recorded "two", "three"
+    and "four"s waited for their final."""
+    ctx = _play(backend, "3")
+    heard = backend.decode(_clip("three", voice="en-gb+m2"))
+    assert interpret(heard.text, ctx).to_dict() == {"type": "claim", "count": 1, "rank": "3"}
+    assert not heard.guessed, backend.last_posteriors["kind"]
 
 
 def test_kinds_left_out_of_make_kinds_are_never_made(backend, monkeypatch):
