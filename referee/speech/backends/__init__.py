@@ -26,7 +26,7 @@ BACKENDS: dict[str, tuple[str, str]] = {
 #: checks that keep chatter and clear non-game words out) checked by the head trained for the
 #: game: as good on real recordings, better on every game-phrase row of bench/speech (claims
 #: and calls under 10 dB babble 81.8% against 61.4%) and in whole room games (bench/table:
-#: every claim right the first time in 6 games, calls under babble 10/13 against 9/15);
+#: every claim right the first time in 6 games, calls under babble 11/13 against 9/15);
 #: models/listener.md says what it costs (bench/speech/chatter: 12 invented calls an hour
 #: against 6, 24 invented acts against 30)
 DEFAULT_BACKEND = "listener"
