@@ -28,13 +28,14 @@ recognizer still checks every reading (interpret/admit).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from referee.game.cards import RANKS
-from referee.intents import parse, player_name_key
+from referee.intents import SEAT_WORDS, find_names, parse
 from referee.speech import vocab
 from referee.speech.backends.whisper import ConstrainedWhisperBackend
 from referee.speech.listener.labels import (
@@ -73,6 +74,7 @@ KNOWN = frozenset(KINDS[1:])
 #: silently takes back a real move, where a missed one is only said again
 MADE = frozenset({"claim", "call", "name"})
 CLAIM, COUNT = KINDS.index("claim"), KINDS.index("count")
+_SEAT_WORD = re.compile(rf"\b(?:{'|'.join(SEAT_WORDS)})\b")
 
 
 def asking_for_a_name(ctx: ListenContext) -> bool:
@@ -178,10 +180,9 @@ class ListenerBackend(ConstrainedWhisperBackend):
         return float(sum(p["rank"][RANKS.index(r)] for r in self.ctx.legal_ranks))
 
     def _names_someone(self, text: str) -> bool:
-        """Whether whisper's reading (legal or not) has a player's name or a seat in it."""
-        words = set(text.split())
-        keys = {w for name in self.ctx.players for w in player_name_key(name).split()}
-        return bool(words & (keys | {"player", "play"}))  # a seat: "play a four"
+        """Whether whisper's reading (legal or not) has a player's name or a seat in it (a
+        seat's word as recognizers write it, its number maybe misheard: "play with four")."""
+        return bool(find_names(text, self.ctx.players) or _SEAT_WORD.search(text))
 
     def _candidates(
         self, kind: str, p: dict[str, np.ndarray], named: bool = True
