@@ -188,6 +188,26 @@ def test_no_early_decode_is_queued_behind_a_running_one(monkeypatch):
     assert rec.busy_until < 4.0
 
 
+def test_a_pause_reached_while_the_decoder_is_busy_is_read_only_if_the_words_stop(monkeypatch):
+    """Under babble every dip is a first pause. One reached while an earlier reading still
+    runs is read once the decoder is free, and not at all if the words went on by then: read
+    each in full, a call made of babble ("Cara, cheat!") was known 2.3 s after its words
+    (bench/table findings §17)."""
+    clock = [0.0]
+    monkeypatch.setattr("referee.speech.recognizer.time.perf_counter", lambda: clock[0])
+    # a guessed call (it keeps the ears on the words) said in four bursts, 0.1 s apart
+    bursts = [(1.0 + 0.5 * i, 1900, 0.4) for i in range(4)]
+    rec = Recognizer(SlowToneBackend(clock, 0.45), context=ListenContext(players=("Ben",)))
+    heard = list(rec.utterances(ArraySource(table(*bursts))))
+    # the re-reads while the words go on keep the decoder busy over the first three pauses;
+    # the last is read (2.96 s) and the final reads the words whole, as a bare call's does.
+    # Read at every pause, the five full readings ended at 4.02 s
+    assert rec.backend.finals.count(True) == 2
+    final = heard[-1]
+    assert not final.utterance.partial and final.intent.type == "call"
+    assert final.decided_at == pytest.approx(2.96 + 0.45 + 0.45, abs=0.05)
+
+
 def test_mute_gate_drops_the_referees_own_voice():
     audio = table((0.5, 300, 0.5), (2.0, 500, 0.5))
     rec = recognizer()

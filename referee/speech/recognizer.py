@@ -461,6 +461,9 @@ class Recognizer:
         self._unsteady: Heard | None = None
         #: the early reading was a name and a call read apart (:meth:`_halves`)
         self._halved = False
+        #: words in progress whose first pause came while the decoder was busy: read once it
+        #: is free, unless the words go on first
+        self._due: Segment | None = None
         #: frames since the ears opened that were still taken for the voice's echo (0: none)
         self._echo = 0
 
@@ -506,11 +509,18 @@ class Recognizer:
             self._unsteady = None
         if finished is not None:
             heard = self._final(finished, self._early)
-            self._early = None
+            self._early, self._due = None, None
             return heard
         current = segmenter.current()
         if not self.partials or current is None or self._called_early:
+            self._due = None
             return None
+        if self._due is not None and segmenter.quiet_frames >= EARLY_PAUSE_FRAMES:
+            if self.busy_until > self.audio_time:
+                return None
+            due, self._due = self._due, None
+            return self._read_at_pause(due)
+        self._due = None  # the words went on: that pause was not their end
         length = _frames(current.end - current.start)
         first_pause = segmenter.quiet_frames == EARLY_PAUSE_FRAMES
         held = self._unsteady if first_pause else None
@@ -529,28 +539,46 @@ class Recognizer:
             # another one it would soon make stale
             and self.busy_until <= self.audio_time
         )
-        if (first_pause and length >= _frames(PARTIAL_MIN_S)) or periodic:
+        if first_pause and length >= _frames(PARTIAL_MIN_S):
             self._last_partial = length
-            if first_pause and self._early is not None:
-                # "Cara, ... cheat!": the name was read at the pause after it; the words
-                # since are read alone, as if that pause had ended an utterance (the whole
-                # costs more, and whisper reads some voices' "Cara, cheat!" as neither)
-                call = self._halves(current, self._early, early_head=True)
-                if call is not None:
-                    self._called_early, self._early, self._halved = True, call, True
-                    return call
-            # the first pause is most often the end of the words: read it in full
-            # there, so the final (same audio, once the hangover ends) reuses it
-            heard = self._decide(current, partial=True, full=first_pause)
-            if not first_pause:
-                heard = self._steady(_name_unfinished(heard) if heard else None)
-            if heard is not None and _news(heard, self._early):
-                # a name alone may begin "Ben, cheat!", a bare call may go on to
-                # name its caller, and a guessed reading may yet be heard plainly:
-                # keep listening until the reading is complete and sure
-                self._called_early = _complete(heard.intent) and not heard.guessed
-                self._early = heard
-                return heard
+            if self.busy_until > self.audio_time:
+                # the decoder is still on an earlier reading (live, this audio waits behind
+                # it): read this pause only if the words have not gone on by the time it is
+                # free. Under babble every dip is a first pause, and each read in full
+                # (0.5-0.8 s with a phrase made) put a call's reading 2.3 s behind its
+                # words (bench/table findings §17)
+                self._due = current
+                return None
+            return self._read_at_pause(current)
+        if periodic:
+            self._last_partial = length
+            heard = self._decide(current, partial=True, full=False)
+            heard = self._steady(_name_unfinished(heard) if heard else None)
+            return self._emit_early(heard)
+        return None
+
+    def _read_at_pause(self, current: Segment) -> Heard | None:
+        """The words in progress read at their first short pause."""
+        if self._early is not None:
+            # "Cara, ... cheat!": the name was read at the pause after it; the words since
+            # are read alone, as if that pause had ended an utterance (the whole costs
+            # more, and whisper reads some voices' "Cara, cheat!" as neither)
+            call = self._halves(current, self._early, early_head=True)
+            if call is not None:
+                self._called_early, self._early, self._halved = True, call, True
+                return call
+        # the first pause is most often the end of the words: read it in full there, so
+        # the final (same audio, once the hangover ends) reuses it
+        return self._emit_early(self._decide(current, partial=True, full=True))
+
+    def _emit_early(self, heard: Heard | None) -> Heard | None:
+        if heard is not None and _news(heard, self._early):
+            # a name alone may begin "Ben, cheat!", a bare call may go on to name its
+            # caller, and a guessed reading may yet be heard plainly: keep listening until
+            # the reading is complete and sure
+            self._called_early = _complete(heard.intent) and not heard.guessed
+            self._early = heard
+            return heard
         return None
 
     def _steady(self, heard: Heard | None) -> Heard | None:
