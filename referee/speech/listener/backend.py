@@ -163,12 +163,16 @@ class ListenerBackend(ConstrainedWhisperBackend):
             return base
         if kind == "claim" and self._legal_rank_p(p) < LEGAL_RANK_MIN:
             return base  # a claim of another rank, clearly heard, is not mended onto this one
-        named = self._named_by(base.text) if kind == "call" else None
-        text, score = self._choose(encoded, kind, p, named)
+        naming = self._naming(base.text) if kind == "call" else None
+        text, score = self._choose(encoded, kind, p, naming)
         if not text or interpret(text, self.ctx) is None:
             return base
         confidence = sure * math.exp(min(0.0, score))
-        return Hypothesis(self._best_name(encoded, text), max(confidence, 0.01), guessed=True)
+        # the name in it was weighed against every player's by _choose, whole phrases as
+        # the table says them: not again by _best_name, whose lower-case sums over babble
+        # made Cara's "Cara, cheat!" (whisper: "cara leptide", _choose: "cara cheat" -4.2
+        # against "ben cheat" -8.7) into Ben's, three times in one room game (bench/table)
+        return Hypothesis(text, max(confidence, 0.01), guessed=True)
 
     @staticmethod
     def _claim_p(p: dict[str, np.ndarray]) -> float:
@@ -182,26 +186,28 @@ class ListenerBackend(ConstrainedWhisperBackend):
     def _names_someone(self, text: str) -> bool:
         """Whether whisper's reading (legal or not) has a player's name or a seat in it (a
         seat's word as recognizers write it, its number maybe misheard: "play with four")."""
-        return bool(self._named_by(text))
+        return bool(self._naming(text))
 
-    def _named_by(self, text: str) -> frozenset[str]:
-        """The players whisper's reading names: by name or seat, or every player when it
-        says a seat whose number was lost ("play with four")."""
-        named = frozenset(name for _, name in find_names(text, self.ctx.players))
-        return named or (frozenset(self.ctx.players) if _SEAT_WORD.search(text) else named)
+    def _naming(self, text: str) -> frozenset[str]:
+        """How whisper's reading names a player: by ``"name"``, by ``"seat"``, both or
+        neither. Which player is left to the decoder: a name whisper misread is mended."""
+        ways = set()
+        if _SEAT_WORD.search(text):
+            ways.add("seat")
+        if find_names(_SEAT_WORD.sub(" ", text), self.ctx.players):
+            ways.add("name")
+        return frozenset(ways)
 
     def _candidates(
-        self, kind: str, p: dict[str, np.ndarray], named: frozenset[str] | None = None
+        self, kind: str, p: dict[str, np.ndarray], naming: frozenset[str] | None = None
     ) -> list[tuple[str, float]]:
         """Legal phrases of ``kind`` that fit the head's parts, with the head's log-posterior
-        of those parts. ``named``: the callers a call may name (None: any; empty: calls that
-        name nobody only). A call is made naming its caller only when whisper's own reading
-        has that name in it: under babble the head took the talk after a bare "bullshit!"
-        for a name, and the decoder then picked one of the table's: "bullshit dev", Ben's
-        call credited to Dev ("Dev can't call their own play", bench/table); a bare call is
-        asked "Who called?" (or known by voice). Which player it was is then weighed against
-        the others once (``_best_name``), not with every call word and order: scoring 16
-        phrases took 0.7 s a reading on these cores, a third of a babble call's lateness."""
+        of those parts. ``naming``: how a call may name its caller (:meth:`_naming`; None:
+        any way; empty: calls that name nobody only). A call is made naming its caller only
+        as whisper's own reading names someone: under babble the head took the talk after a
+        bare "bullshit!" for a name, and the decoder then picked one of the table's:
+        "bullshit dev", Ben's call credited to Dev ("Dev can't call their own play",
+        bench/table); a bare call is asked "Who called?" (or known by voice)."""
         out: list[tuple[str, float]] = []
         log = {name: np.log(np.maximum(v, 1e-6)) for name, v in p.items()}
         players = self.ctx.players
@@ -223,8 +229,9 @@ class ListenerBackend(ConstrainedWhisperBackend):
                 )
             elif kind == "call":
                 word = call_word(phrase)
+                way = "seat" if _SEAT_WORD.search(phrase) else "name"
                 if word is None or (
-                    intent.caller is not None and named is not None and intent.caller not in named
+                    intent.caller is not None and naming is not None and way not in naming
                 ):
                     continue
                 says_name = int(len(phrase.split()) > len(word.split()))
@@ -244,10 +251,10 @@ class ListenerBackend(ConstrainedWhisperBackend):
         return out[:16]
 
     def _choose(
-        self, encoded, kind: str, p: dict[str, np.ndarray], named: frozenset[str] | None = None
+        self, encoded, kind: str, p: dict[str, np.ndarray], naming: frozenset[str] | None = None
     ) -> tuple[str, float]:
         """The candidate likeliest by decoder mean log-prob plus the head's log-posterior."""
-        candidates = self._candidates(kind, p, named)
+        candidates = self._candidates(kind, p, naming)
         if not candidates:
             return "", -math.inf
         phrases = [c[0] for c in candidates]
