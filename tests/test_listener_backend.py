@@ -191,3 +191,27 @@ def test_kinds_left_out_of_make_kinds_are_never_made(backend, monkeypatch):
     monkeypatch.setattr(backend, "make_kinds", backend.make_kinds - {"name"})
     backend._last = None
     assert backend.decode(_hum()).text == ""
+
+
+@pytest.mark.parametrize(("confidence", "kept"), [(0.2, False), (0.6, True)])
+def test_a_faint_claim_the_head_takes_for_no_game_phrase_is_dropped(
+    backend, monkeypatch, confidence, kept
+):
+    """Whisper's faint reading of babble as a claim ("three four" at 0.22, fours due) with
+    the head giving no game phrase 0.51 was taken, and derailed a room game (bench/table);
+    a clear reading stands while the head is unsure."""
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+    from referee.speech.types import Hypothesis
+
+    _play(backend, "4")
+    monkeypatch.setattr(
+        ConstrainedWhisperBackend, "decode",
+        lambda self, audio, final=True: Hypothesis("three fours", confidence),
+    )  # fmt: skip
+    head = _Head("none")
+    head.out["kind"][:] = 0.0
+    head.out["kind"][KINDS.index("none")] = 0.55
+    head.out["kind"][KINDS.index("claim")] = 0.45
+    monkeypatch.setattr(backend, "head", head)
+    backend._last = (None, np.zeros((1, 300, 384), np.float32), None)
+    assert (backend.decode(_hum()).text == "three fours") is kept

@@ -7,7 +7,11 @@ used on every reading, early ones too (the recognizer keeps a settled early read
 final one):
 
 - whisper's reading stands when the head agrees on its kind, or is unsure;
-- a reading the head is sure is no game phrase is dropped (chatter, non-game words);
+- a reading the head is sure is no game phrase is dropped (chatter, non-game words), and so
+  is a faint claim or call (whisper's confidence under ``FAINT``) the head takes more for no
+  game phrase than for any (``DOUBT_NONE``): babble read "three four" at 0.22 with fours
+  due, the head giving none 0.51, derailed a room game; on bench/speech (64 a set) it
+  dropped no claim or call of any set and one short word of the clean set;
 - where whisper heard nothing legal (under babble it mostly heard nothing at all) or another
   kind, and the head is sure of a kind, the legal phrases of that kind that fit the head's
   parts are scored by whisper's decoder on the same encoding, and the likeliest by both
@@ -52,6 +56,10 @@ from referee.speech.vocab import ListenContext, interpret
 MODEL = Path(__file__).resolve().parents[3] / "models" / "listener.onnx"
 #: the head's probability of "none" above which a reading whisper kept is dropped
 REJECT = 0.9
+#: ...and above which a claim or call whisper read with less than ``FAINT`` confidence is
+#: dropped too (see the module docstring)
+DOUBT_NONE = 0.5
+FAINT = 0.3
 #: the head's probability of a game kind above which a reading is made of that kind
 RESCUE = 0.9
 #: a claim is made only when the head gives the legal ranks together at least this: a clear
@@ -150,7 +158,13 @@ class ListenerBackend(ConstrainedWhisperBackend):
         if heard is not None and heard.type == "claim" and self._claim_p(p) < DOUBT_CLAIM:
             base = replace(base, guessed=True)  # see DOUBT_CLAIM
         if kind == "none":
-            if heard is not None and sure >= REJECT:
+            faint = (
+                heard is not None
+                and heard.type in ("claim", "call")
+                and sure >= DOUBT_NONE
+                and base.confidence < FAINT
+            )
+            if heard is not None and (sure >= REJECT or faint):
                 return Hypothesis("", chatter=len(base.text.split()) > 1)
             return base
         if heard is not None and heard.type == kind:
