@@ -19,13 +19,14 @@ MENDED_CLAIM = "<three kings, mended when final>"  # the same, a claim
 TAIL = "<two aces, once its quiet tail is in>"  # the last word's end is below the voice gate
 TAIL_LOST = "<i doubt it, until its quiet tail is in>"  # then nothing
 TAIL_CLAIM = "<cheat, until its quiet tail is in>"  # then "three kings"
+GUESSED_CALL = "<a call by Ben made where whisper heard none>"
 
 #: the fake backend's language: a tone's pitch stands for a phrase
 WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely today",
          1100: "three kings", 1300: "alice cheat", 1500: CHATTER, 1700: GUESSED,
          1900: MENDED, 2100: TAIL, 2300: "cara", 3300: "undo", 2700: "two twos",
          3100: MENDED_CLAIM, 3500: "cheat alice", 3700: TAIL_LOST,
-         3900: TAIL_CLAIM}  # fmt: skip
+         3900: TAIL_CLAIM, 4100: GUESSED_CALL}  # fmt: skip
 
 
 class ToneBackend:
@@ -50,6 +51,8 @@ class ToneBackend:
             return Hypothesis("", chatter=True)
         if text == GUESSED:
             return Hypothesis("three kings", 0.5, guessed=True)
+        if text == GUESSED_CALL:
+            return Hypothesis("cheat ben", 0.5, guessed=True) if final else Hypothesis("")
         if text == MENDED:
             if final:
                 return Hypothesis("cheat", 0.5, guessed=True)
@@ -206,6 +209,20 @@ def test_a_pause_reached_while_the_decoder_is_busy_is_read_only_if_the_words_sto
     final = heard[-1]
     assert not final.utterance.partial and final.intent.type == "call"
     assert final.decided_at == pytest.approx(2.96 + 0.45 + 0.45, abs=0.05)
+
+
+def test_a_guessed_named_call_read_the_same_at_two_pauses_is_acted_on_early():
+    """Under babble the gate stays open past the words: a call made where whisper heard
+    none, read the same at a second pause, is not left to the final."""
+    rec = recognizer()
+    heard = list(rec.utterances(ArraySource(table((1.0, 4100, 0.4), (1.5, 4100, 0.6)))))
+    early = [h for h in heard if h.utterance.partial]
+    assert [h.guessed for h in early] == [True, False]
+    assert early[-1].intent.to_dict() == {"type": "call", "caller": "Ben"}
+    assert early[-1].decided_at < 2.2  # the words end at 2.1 s, their final at 2.3 s
+    # read at one pause only, it waits for the whole utterance
+    once = [h for h in recognizer().utterances(ArraySource(table((1.0, 4100, 0.6))))]
+    assert [h.guessed for h in once if h.utterance.partial] == [True]
 
 
 def test_mute_gate_drops_the_referees_own_voice():

@@ -117,6 +117,22 @@ def _news(heard: Heard, early: Heard | None) -> bool:
     return early is None or (heard.intent, heard.guessed) != (early.intent, early.guessed)
 
 
+def _read_twice(heard: Heard, early: Heard | None) -> bool:
+    """Whether ``heard`` is a guessed call naming its caller that the last early reading of
+    the same words, at an earlier pause, guessed too: acted on then, not left to the final.
+    Under babble the gate stays open past the words, and a call made where whisper heard
+    none waited for it: "Cara, cheat!" read "cara cheat" at two pauses, 0.6 s apart, was
+    acted on 0.9 s after its words (bench/table findings §18)."""
+    return (
+        early is not None
+        and heard.guessed
+        and early.guessed
+        and heard.intent.type == "call"
+        and heard.intent.caller is not None
+        and heard.intent == early.intent
+    )
+
+
 def _confirm(early: Heard | None, segment: Segment) -> Heard | None:
     """The final for an utterance whose call or claim was already emitted early, when the
     full utterance decodes to nothing legal: the early reading stands (a complete claim or a
@@ -572,6 +588,8 @@ class Recognizer:
         return self._emit_early(self._decide(current, partial=True, full=True))
 
     def _emit_early(self, heard: Heard | None) -> Heard | None:
+        if heard is not None and _read_twice(heard, self._early):
+            heard = replace(heard, guessed=False)
         if heard is not None and _news(heard, self._early):
             # a name alone may begin "Ben, cheat!", a bare call may go on to name its
             # caller, and a guessed reading may yet be heard plainly: keep listening until
