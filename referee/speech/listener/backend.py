@@ -12,10 +12,12 @@ final one):
   game phrase than for any (``DOUBT_NONE``): babble read "three four" at 0.22 with fours
   due, the head giving none 0.51, derailed a room game; on bench/speech (64 a set) it
   dropped no claim or call of any set and one short word of the clean set;
-- where whisper heard nothing legal (under babble it mostly heard nothing at all) or another
-  kind, and the head is sure of a kind, the legal phrases of that kind that fit the head's
-  parts are scored by whisper's decoder on the same encoding, and the likeliest by both
-  (decoder mean log-prob plus the head's log-posterior) is taken, marked ``guessed``.
+- where whisper's free reading is nothing legal (under babble it mostly heard nothing at all)
+  or another kind, and the head is sure of a kind, the legal phrases of that kind that fit
+  the head's parts are scored by whisper's decoder on the same encoding, and the likeliest
+  by both (decoder mean log-prob plus the head's log-posterior) is taken, marked
+  ``guessed``; whisper-constrained's second reading and name weighing are then skipped
+  (0.2-0.3 s a reading on these cores).
 
 A phrase is made only on a whole reading (``final``: the first pause's and the utterance's
 own), never on the periodic re-reads while the words go on: a guessed early reading is never
@@ -146,15 +148,34 @@ class ListenerBackend(ConstrainedWhisperBackend):
         return self.head(frames[: kept_frames(n_samples, len(frames))])
 
     def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
-        base = super().decode(audio, final=final)
-        if not self.covered or self._last is None:
-            return base
-        encoded = self._last[1]
+        if not self.covered:
+            return super().decode(audio, final=final)
+        encoded, result = self._read(audio)
         p = self.posteriors(encoded, len(audio))
         self.last_posteriors = p
         kind = KINDS[int(np.argmax(p["kind"]))]
         sure = float(np.max(p["kind"]))
+        makes = final and self._makes(kind, sure, p)
+        if makes:
+            # whisper's free reading is all a phrase needs to be made: its second reading
+            # and name weighing (0.2-0.3 s a reading here) would be thrown away for it.
+            # Not for a call the head hears a name in and the free reading has none: the
+            # second reading, held to the table's phrases, finds the name ("cheat, Alice!"
+            # in 20 dB noise, bench/speech), and a call names its caller only as whisper does
+            free = "" if result.no_speech_prob > self.no_speech_max else self._text(result)
+            said = interpret(free, self.ctx) if free else None
+            unnamed = kind == "call" and p["named"][1] >= 0.5 and not self._naming(free)
+            if (said is None or said.type != kind) and not unnamed:
+                made = self._make(encoded, kind, sure, p, free)
+                if made is not None:
+                    return made
+                makes = False  # nothing of that kind fits: whisper's reading, checked, stands
+        base = super().decode(audio, final=final)
         heard = interpret(base.text, self.ctx) if base.text else None
+        if makes and (heard is None or heard.type != kind):
+            made = self._make(encoded, kind, sure, p, base.text)
+            if made is not None:
+                return made
         if heard is not None and heard.type == "claim" and self._claim_p(p) < DOUBT_CLAIM:
             base = replace(base, guessed=True)  # see DOUBT_CLAIM
         if kind == "none":
@@ -166,21 +187,27 @@ class ListenerBackend(ConstrainedWhisperBackend):
             )
             if heard is not None and (sure >= REJECT or faint):
                 return Hypothesis("", chatter=len(base.text.split()) > 1)
-            return base
-        if heard is not None and heard.type == kind:
-            return base
-        if not final:
-            return base  # see the module docstring: a guess is made on whole readings only
+        return base
+
+    def _makes(self, kind: str, sure: float, p: dict[str, np.ndarray]) -> bool:
+        """Whether the head is sure enough of ``kind`` to make a phrase of it where whisper
+        read none of it (a guess is made on whole readings only: see the module docstring)."""
         if sure < RESCUE or kind not in self.ctx.intents or kind not in self.make_kinds:
-            return base
+            return False
         if kind == "name" and not asking_for_a_name(self.ctx):
-            return base
-        if kind == "claim" and self._legal_rank_p(p) < LEGAL_RANK_MIN:
-            return base  # a claim of another rank, clearly heard, is not mended onto this one
-        naming = self._naming(base.text) if kind == "call" else None
+            return False
+        # a claim of another rank, clearly heard, is not mended onto the rank due
+        return kind != "claim" or self._legal_rank_p(p) >= LEGAL_RANK_MIN
+
+    def _make(
+        self, encoded, kind: str, sure: float, p: dict[str, np.ndarray], free: str
+    ) -> Hypothesis | None:
+        """The legal phrase of ``kind`` likeliest by the decoder and the head (``guessed``);
+        None when there is none. ``free``: whisper's free reading (how a call names)."""
+        naming = self._naming(free) if kind == "call" else None
         text, score = self._choose(encoded, kind, p, naming)
         if not text or interpret(text, self.ctx) is None:
-            return base
+            return None
         confidence = sure * math.exp(min(0.0, score))
         # the name in it was weighed against every player's by _choose, whole phrases as
         # the table says them: not again by _best_name, whose lower-case sums over babble
