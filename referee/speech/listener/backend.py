@@ -164,16 +164,18 @@ class ListenerBackend(ConstrainedWhisperBackend):
             # in 20 dB noise, bench/speech), and a call names its caller only as whisper does
             free = "" if result.no_speech_prob > self.no_speech_max else self._text(result)
             said = interpret(free, self.ctx) if free else None
-            unnamed = kind == "call" and p["named"][1] >= 0.5 and not self._naming(free)
+            naming = self._naming(free) if kind == "call" else None
+            unnamed = kind == "call" and p["named"][1] >= 0.5 and not naming
             if (said is None or said.type != kind) and not unnamed:
-                made = self._make(encoded, kind, sure, p, free)
+                made = self._make(encoded, kind, sure, p, naming)
                 if made is not None:
                     return made
                 makes = False  # nothing of that kind fits: whisper's reading, checked, stands
         base = super().decode(audio, final=final)
         heard = interpret(base.text, self.ctx) if base.text else None
         if makes and (heard is None or heard.type != kind):
-            made = self._make(encoded, kind, sure, p, base.text)
+            naming = self._naming(base.text) if kind == "call" else None
+            made = self._make(encoded, kind, sure, p, naming)
             if made is not None:
                 return made
         if heard is not None and heard.type == "claim" and self._claim_p(p) < DOUBT_CLAIM:
@@ -200,11 +202,16 @@ class ListenerBackend(ConstrainedWhisperBackend):
         return kind != "claim" or self._legal_rank_p(p) >= LEGAL_RANK_MIN
 
     def _make(
-        self, encoded, kind: str, sure: float, p: dict[str, np.ndarray], free: str
+        self,
+        encoded,
+        kind: str,
+        sure: float,
+        p: dict[str, np.ndarray],
+        naming: frozenset[str] | None,
     ) -> Hypothesis | None:
         """The legal phrase of ``kind`` likeliest by the decoder and the head (``guessed``);
-        None when there is none. ``free``: whisper's free reading (how a call names)."""
-        naming = self._naming(free) if kind == "call" else None
+        None when there is none. ``naming``: how whisper's reading names (see
+        :meth:`_candidates`)."""
         text, score = self._choose(encoded, kind, p, naming)
         if not text or interpret(text, self.ctx) is None:
             return None
@@ -224,14 +231,11 @@ class ListenerBackend(ConstrainedWhisperBackend):
     def _legal_rank_p(self, p: dict[str, np.ndarray]) -> float:
         return float(sum(p["rank"][RANKS.index(r)] for r in self.ctx.legal_ranks))
 
-    def _names_someone(self, text: str) -> bool:
-        """Whether whisper's reading (legal or not) has a player's name or a seat in it (a
-        seat's word as recognizers write it, its number maybe misheard: "play with four")."""
-        return bool(self._naming(text))
-
     def _naming(self, text: str) -> frozenset[str]:
-        """How whisper's reading names a player: by ``"name"``, by ``"seat"``, both or
-        neither. Which player is left to the decoder: a name whisper misread is mended."""
+        """How whisper's reading (legal or not) names a player: by ``"name"``, by ``"seat"``
+        (a seat's word as recognizers write it, its number maybe misheard: "play with
+        four"), both or neither. Which player is left to the decoder: a name whisper misread
+        is mended."""
         ways = set()
         if _SEAT_WORD.search(text):
             ways.add("seat")
