@@ -221,7 +221,7 @@ def test_a_guessed_named_call_read_the_same_at_two_pauses_is_acted_on_early():
     assert early[-1].intent.to_dict() == {"type": "call", "caller": "Ben"}
     assert early[-1].decided_at < 2.2  # the words end at 2.1 s, their final at 2.3 s
     # read at one pause only, it waits for the whole utterance
-    once = [h for h in recognizer().utterances(ArraySource(table((1.0, 4100, 0.6))))]
+    once = list(recognizer().utterances(ArraySource(table((1.0, 4100, 0.6)))))
     assert [h.guessed for h in once if h.utterance.partial] == [True]
 
 
