@@ -42,7 +42,7 @@ def test_commands_passes_and_counts_say_their_label():
 
 def test_negatives_are_no_game_phrase():
     everything = ListenContext(players=("Alice", "Ben"))
-    for text in data.CHATTER + data.SHORT_NEGATIVES + data.SHORT_PHRASES:
+    for text in data.CHATTER + data.SHORT_NEGATIVES + data.SHORT_PHRASES + data.NEAR_MISSES:
         assert interpret(text, everything) is None, text
 
 

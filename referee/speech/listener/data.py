@@ -136,11 +136,37 @@ you bet|good luck|of course|not now|me neither|bless you|excuse me|thanks again"
     "\n", ""
 ).split("|")
 
+#: words that sound like the game's and are not (a second list, for the party mix): what the
+#: head took for a call in bench/speech and its chatter (a lone short word read "B.S." or
+#: "liar", babble read "I doubt it") asks it to hear the difference, not to hear less
+NEAR_MISSES = (
+    """
+cheap|cheek|cheetah|wheat|treat|sweet|seat|feet|beat|heat|meat|neat|sheets
+fire|higher|tyres|wire|buyer|flyer|dryer|lawyer|layer|prior
+bullet|bully|bulldog|pullover|bushel|full ship|bull's eye
+beast|bees|peace|piece|geese|bias|yep|yup|yah|aye|nah|best|vest
+about|without|outfit|I thought it|I bought it|I caught it|I got it|I told you
+pastor|passion|pastry|passenger
+bend|bent|benny|devil|deaf|carer|carol|alison
+fourteen|sixty|eighty|nineteen|kingdom|jackets|queue
+""".strip()
+    .replace("\n", "|")
+    .split("|")
+)
+
 #: share of each kind of clip
 MIX = (
     ("claim", 0.30), ("call", 0.24), ("pass", 0.04), ("command", 0.09), ("name", 0.06),
     ("count", 0.03), ("chatter", 0.10), ("short", 0.10), ("background", 0.04),
 )  # fmt: skip
+#: the party mix (``--mix party``, seed 2): half negatives, mostly over babble. With MIX
+#: alone babble was alone in under 2% of clips, and the head gave "call" 0.96-0.99 to
+#: stretches of bench/speech/chatter's babble (12 invented calls an hour)
+PARTY_MIX = (
+    ("claim", 0.18), ("call", 0.18), ("name", 0.04), ("command", 0.05), ("chatter", 0.15),
+    ("short", 0.12), ("near", 0.13), ("background", 0.15),
+)  # fmt: skip
+MIXES = {"table": MIX, "party": PARTY_MIX}
 
 
 def claim_text(rng: random.Random) -> tuple[str, Label]:
@@ -199,6 +225,8 @@ def text_for(kind: str, rng: random.Random) -> tuple[str, Label]:
     if kind == "short":
         pool = SHORT_PHRASES if rng.random() < 0.2 else SHORT_NEGATIVES
         return rng.choice(pool), Label("none")
+    if kind == "near":
+        return rng.choice(NEAR_MISSES), Label("none")
     return "", Label("none")
 
 
@@ -402,7 +430,10 @@ def mic_color(audio: np.ndarray, nrng: np.random.Generator) -> np.ndarray:
 class Maker:
     """Draws one augmented, labelled clip per (seed, index)."""
 
-    def __init__(self, root: Path = DATA, rooms: bool = True):
+    def __init__(self, root: Path = DATA, rooms: bool = True, mix: str = "table"):
+        self.mix = MIXES[mix]
+        #: the party mix lays most of its clips over babble (see PARTY_MIX)
+        self.party = mix == "party"
         self.babble = Babble(root)
         try:
             self.rooms = Rooms(root) if rooms else None
@@ -413,7 +444,7 @@ class Maker:
     def clip(self, seed: int, index: int) -> tuple[np.ndarray, Label, dict]:
         rng = random.Random(seed * 1_000_003 + index)
         nrng = np.random.default_rng(seed * 1_000_003 + index)
-        kind = rng.choices([k for k, _ in MIX], [w for _, w in MIX])[0]
+        kind = rng.choices([k for k, _ in self.mix], [w for _, w in self.mix])[0]
         text, label = text_for(kind, rng)
         level = 10 ** (rng.uniform(-32, -16) / 20)
         if text:
@@ -437,6 +468,8 @@ class Maker:
         n = len(audio)
         # the table around it: babble (30%), babble and a noise (8%), a noise (47%), quiet
         roll = rng.random() if text else rng.uniform(0, 0.85)
+        if self.party and kind not in ("short", "near"):
+            roll = rng.uniform(0, 0.55)  # babble 69% (8% with a noise too), a noise 31%
         bed = np.zeros(n, np.float32)
         parts = []
         if roll < 0.38:
@@ -501,14 +534,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--out", type=Path, default=DATA)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--mix", choices=sorted(MIXES), default="table", help="party: negatives over babble"
+    )
     args = parser.parse_args(argv)
     from referee.speech.backends.whisper import WhisperBackend
 
     args.out.mkdir(parents=True, exist_ok=True)
-    maker = Maker(args.out)
+    maker = Maker(args.out, mix=args.mix)
     encoder = WhisperBackend(threads=args.threads)
     for shard in range(args.first, args.first + args.shards):
-        path = args.out / f"shard-s{args.seed}-{shard:04d}.npz"
+        mix = "" if args.mix == "table" else f"-{args.mix}"
+        path = args.out / f"shard-s{args.seed}{mix}-{shard:04d}.npz"
         if path.is_file():
             continue
         started = time.perf_counter()
