@@ -233,3 +233,31 @@ def test_a_phrase_made_by_the_head_skips_whispers_second_reading(backend, monkey
     made = backend.decode(_clip("Cara, cheat!", voice="en-us+f3"))
     intent = interpret(made.text, ctx)
     assert made.guessed and intent.to_dict() == {"type": "call", "caller": "Cara"}
+
+
+@pytest.mark.parametrize(
+    ("guessed", "call_p", "kept"),
+    [(True, 0.0, False), (False, 0.0, True), (True, 0.2, True)],
+)
+def test_a_forced_reading_the_head_hears_as_another_kind_is_dropped(
+    backend, monkeypatch, guessed, call_p, kept
+):
+    """A kitchen's "show it" forced onto the phrases as "bullshit" (guessed), the head giving
+    a name 0.75 and a call nothing, was an invented call (bench/speech/chatter). Whisper's
+    own reading stands, and so does a forced one the head gives some chance."""
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+    from referee.speech.types import Hypothesis
+
+    _play(backend, "9")
+    monkeypatch.setattr(
+        ConstrainedWhisperBackend, "decode",
+        lambda self, audio, final=True: Hypothesis("bullshit", 0.18, guessed=guessed),
+    )  # fmt: skip
+    head = _Head("name")
+    head.out["kind"][:] = 0.0
+    head.out["kind"][KINDS.index("call")] = call_p
+    head.out["kind"][KINDS.index("none")] = 0.25 - call_p / 2
+    head.out["kind"][KINDS.index("name")] = 0.75 - call_p / 2
+    monkeypatch.setattr(backend, "head", head)
+    backend._last = (None, np.zeros((1, 300, 384), np.float32), None)
+    assert (backend.decode(_hum()).text == "bullshit") is kept

@@ -74,6 +74,17 @@ LEGAL_RANK_MIN = 0.25
 #: on the head's held-out clips (shards 9, 19, 29, 39), not the benches: true claims below it
 #: 0% quiet, 1.4% noise, 5.6% babble (those wait for their final); calls 97%, 98%, 88%
 DOUBT_CLAIM = 0.1
+#: a reading whisper-constrained forced onto the table's phrases (``guessed``: its free
+#: reading was none of them) is dropped when the head gives its kind under ``OTHER_MAX`` and
+#: another of the game's kinds at least ``OTHER_MIN``: the head heard something, and not
+#: that. A kitchen's "show it" forced to "bullshit" (head: name 0.75, call 0) was the one
+#: call bench/speech/chatter still invented with the v4 head; a clean "zero" forced to "liar"
+#: (name 0.85), "seriously" to "three queens" (name 0.56). On bench/speech (64 a set, v4
+#: head) every true reading it would have dropped: none (the one true guessed reading the
+#: head gave under 0.05, babble's "three sevens", it took for no game phrase: whisper heard
+#: what the head did not, and that stands)
+OTHER_MAX = 0.05
+OTHER_MIN = 0.3
 #: weight of the head's log-posterior of a phrase's parts against the decoder's mean log-prob
 HEAD_WEIGHT = 1.0
 #: the kinds the head knows; contexts listening for any other keep whisper's reading
@@ -178,6 +189,8 @@ class ListenerBackend(ConstrainedWhisperBackend):
             made = self._make(encoded, kind, sure, p, naming)
             if made is not None:
                 return made
+        if heard is not None and base.guessed and self._heard_otherwise(heard.type, p):
+            return Hypothesis("", chatter=False)  # see OTHER_MAX
         if heard is not None and heard.type == "claim" and self._claim_p(p) < DOUBT_CLAIM:
             base = replace(base, guessed=True)  # see DOUBT_CLAIM
         if kind == "none":
@@ -227,6 +240,17 @@ class ListenerBackend(ConstrainedWhisperBackend):
         """The head's probability that a claim was said: a claim, or a count said alone ("Two."
         with twos due is one two: the head calls a lone number a count)."""
         return float(p["kind"][CLAIM] + p["kind"][COUNT])
+
+    def _heard_otherwise(self, kind: str, p: dict[str, np.ndarray]) -> bool:
+        """Whether the head all but rules ``kind`` out and hears another of the game's kinds
+        (see ``OTHER_MAX``). A claim's kind includes a count said alone (:meth:`_claim_p`)."""
+        alike = {"claim", "count"} if kind in ("claim", "count") else {kind}
+        if sum(float(p["kind"][KINDS.index(k)]) for k in alike) >= OTHER_MAX:
+            return False
+        others = [
+            float(p["kind"][i]) for i, k in enumerate(KINDS) if k != "none" and k not in alike
+        ]
+        return max(others) >= OTHER_MIN
 
     def _legal_rank_p(self, p: dict[str, np.ndarray]) -> float:
         return float(sum(p["rank"][RANKS.index(r)] for r in self.ctx.legal_ranks))
