@@ -12,6 +12,8 @@ final one):
   game phrase than for any (``DOUBT_NONE``): babble read "three four" at 0.22 with fours
   due, the head giving none 0.51, derailed a room game; on bench/speech (64 a set) it
   dropped no claim or call of any set and one short word of the clean set;
+- a reading whisper-constrained forced onto the phrases is dropped when the head all but
+  rules its kind out and hears another game kind (``OTHER_MAX``);
 - where whisper's free reading is nothing legal (under babble it mostly heard nothing at all)
   or another kind, and the head is sure of a kind, the legal phrases of that kind that fit
   the head's parts are scored by whisper's decoder on the same encoding, and the likeliest

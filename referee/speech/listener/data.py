@@ -544,8 +544,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     maker = Maker(args.out, mix=args.mix)
     encoder = WhisperBackend(threads=args.threads)
+    mix = "" if args.mix == "table" else f"-{args.mix}"
     for shard in range(args.first, args.first + args.shards):
-        mix = "" if args.mix == "table" else f"-{args.mix}"
         path = args.out / f"shard-s{args.seed}{mix}-{shard:04d}.npz"
         if path.is_file():
             continue
