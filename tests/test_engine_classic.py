@@ -102,9 +102,23 @@ def test_unnamed_call_asks_who_called_and_takes_the_next_name():
     s = session()
     s.hear("two aces")
     assert texts(s.hear("cheat!")) == ["Who called?"]
-    assert texts(s.hear("two twos")) == ["Who called? Say your name."]
+    assert texts(s.hear("two threes")) == ["Who called? Say your name."]  # not the claim due
     assert kinds(s.hear("Cara")) == ["call"]
     assert s.state.phase == "reveal"
+
+
+def test_the_next_claim_while_asking_who_called_means_no_one_called():
+    """A call may be made until the next player has claimed (RULES.md): a "Who called?"
+    nobody answers (the referee heard a call in the room's talk) does not stop the game."""
+    s = session()
+    s.hear("two aces")
+    assert texts(s.hear("cheat!")) == ["Who called?"]
+    assert texts(s.hear("two twos")) == ["No one called.", "Ben: two twos.", "Cara, threes."]
+    assert s.state.phase == "play" and s.state.caller is None and s.state.challenged is None
+    assert s.state.hands[:2] == [11, 11] and s.state.pile_size == 4
+    assert s.state.stats["calls_made"] == [0, 0, 0, 0]
+    assert kinds(s.hear("undo")) == ["undo", "who_called"]  # back to asking, exactly
+    assert kinds(s.hear("Cara")) == ["call"]
 
 
 def test_a_bare_call_again_while_asking_who_called_is_asked_again():

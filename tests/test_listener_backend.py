@@ -148,7 +148,7 @@ def test_a_name_alone_is_made_only_when_the_referee_asks_for_one(backend, monkey
     monkeypatch.setattr(backend, "head", _Head("name"))
     _play(backend)
     assert backend.decode(_hum()).text == ""
-    ctx = ListenContext(players=PLAYERS, intents=PHASE_INTENTS["who_called"])
+    ctx = ListenContext.for_phase("who_called", PLAYERS)
     backend.set_context(ctx)
     backend._last = None
     assert interpret(backend.decode(_hum()).text, ctx).type == "name"
@@ -182,7 +182,7 @@ def test_the_rank_due_said_alone_is_not_doubted(backend):
 
 
 def test_kinds_left_out_of_make_kinds_are_never_made(backend, monkeypatch):
-    ctx = ListenContext(players=PLAYERS, intents=PHASE_INTENTS["who_called"])
+    ctx = ListenContext.for_phase("who_called", PLAYERS)
     backend.set_context(ctx)
     monkeypatch.setattr(backend, "head", _Head("name"))
     made = backend.decode(_hum())
@@ -261,3 +261,27 @@ def test_a_forced_reading_the_head_hears_as_another_kind_is_dropped(
     monkeypatch.setattr(backend, "head", head)
     backend._last = (None, np.zeros((1, 300, 384), np.float32), None)
     assert (backend.decode(_hum()).text == "bullshit") is kept
+
+
+@pytest.mark.parametrize(("command_p", "kept"), [(0.0, False), (0.2, True)])
+def test_a_command_whisper_read_that_the_head_hears_as_another_kind_is_dropped(
+    backend, monkeypatch, command_p, kept
+):
+    """Babble read "the one undo" (whisper's own reading, not forced), the head giving a claim
+    0.99: an invented undo takes a real move back. A command the head gives some chance
+    stands."""
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+    from referee.speech.types import Hypothesis
+
+    _play(backend, "A")
+    monkeypatch.setattr(
+        ConstrainedWhisperBackend, "decode",
+        lambda self, audio, final=True: Hypothesis("the one undo", 0.33),
+    )  # fmt: skip
+    head = _Head("claim")
+    head.out["kind"][:] = 0.0
+    head.out["kind"][KINDS.index("command")] = command_p
+    head.out["kind"][KINDS.index("claim")] = 1.0 - command_p
+    monkeypatch.setattr(backend, "head", head)
+    backend._last = (None, np.zeros((1, 300, 384), np.float32), None)
+    assert (backend.decode(_hum()).text == "the one undo") is kept

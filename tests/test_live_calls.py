@@ -124,9 +124,15 @@ def test_a_name_read_early_too_far_from_the_call_keeps_it_waiting(table, calls):
 
 
 def test_a_claim_read_early_after_a_waiting_call_comes_after_the_call(table, calls):
+    """The next player's claim said over a bare call: the call was made first and stands
+    (the referee asks "Who called?"); the claim, begun before the question, is not taken for
+    the table going on without a caller. One begun after it is."""
     assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
     acted = table.act(calls.hear(heard(1.8, 2.0, CLAIM, partial=True)))
-    assert [a[0] for a in acted] == ["call", "claim"]
+    assert acted == [("call", None, 1.0)]
+    assert table.phase == "who_called"
+    assert table.act(calls.hear(heard(1.8, 2.4, CLAIM))) == []  # its final
+    assert table.act(calls.hear(heard(4.0, 4.6, CLAIM))) == [("claim", None, 4.0)]
 
 
 def test_without_a_name_the_call_is_acted_on_once_the_wait_runs_out_and_the_caller_is_asked_for(
@@ -206,6 +212,16 @@ def test_the_name_answering_who_called_is_acted_on_when_read_early(table, calls)
         ("name", "Cara", 3.0)
     ]
     assert table.act(calls.hear(heard(3.0, 3.5, name("Cara")))) == []  # its final
+
+
+def test_a_claim_while_asking_who_called_waits_for_its_final(table, calls):
+    """A claim then says no one called (the engine drops the call): the first tenths of an
+    answer are not to do that, only the whole utterance."""
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
+    assert table.act(calls.flush()) == [("call", None, 1.0)]
+    assert table.phase == "who_called"
+    assert table.act(calls.hear(heard(3.0, 3.3, CLAIM, partial=True))) == []
+    assert table.act(calls.hear(heard(3.0, 3.6, CLAIM))) == [("claim", None, 3.0)]
 
 
 def test_a_bare_call_said_before_the_referee_asked_who_called_is_not_asked_again(table, calls):

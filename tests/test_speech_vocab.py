@@ -162,8 +162,12 @@ def test_the_rank_due_said_alone_is_one_card_of_it():
     assert interpret("three", twos) is None
     assert "two" in phrases(twos)
     assert interpret("two", ListenContext.for_rank_due(None, PLAYERS, intents=play)) is None
-    asking = ListenContext.for_rank_due("2", PLAYERS, intents=PHASE_INTENTS["who_called"])
+    asking = ListenContext.for_phase("who_called", PLAYERS, legal_ranks=("2",))
     assert interpret("two", asking) is None
+    assert interpret("twos", asking) is None  # "Ben" heard as "ten" is no claim there
+    assert interpret("a two", asking) == Intent("claim", count=1, rank="2")
+    assert interpret("two twos", asking) == Intent("claim", count=2, rank="2")
+    assert interpret("Ben", asking) == Intent("name", name="Ben")
 
 
 def test_a_claim_says_one_claim_and_nothing_more():

@@ -28,9 +28,10 @@ from bench.speech.corpus import (
     real_sets,
     synthetic_sets,
 )
+from referee.game.cards import RANKS
 from referee.speech.audio import ArraySource
 from referee.speech.recognizer import Recognizer
-from referee.speech.vocab import INTENT_TYPES, PHASE_INTENTS, ListenContext
+from referee.speech.vocab import INTENT_TYPES, ListenContext
 
 HERE = Path(__file__).resolve().parent
 
@@ -38,12 +39,12 @@ HERE = Path(__file__).resolve().parent
 def context_for(clip) -> ListenContext:
     """What the referee listens for when the clip is said (no phase: everything is legal)."""
     phase = clip.context.get("phase")
-    return ListenContext.for_rank_due(
-        clip.context.get("rank_due"),
-        PLAYERS,
-        max_count=clip.context.get("max_count", 4),
-        intents=PHASE_INTENTS[phase] if phase else INTENT_TYPES,
-    )
+    rank_due = clip.context.get("rank_due")
+    max_count = clip.context.get("max_count", 4)
+    if phase:
+        ranks = (rank_due,) if rank_due else RANKS
+        return ListenContext.for_phase(phase, PLAYERS, legal_ranks=ranks, max_count=max_count)
+    return ListenContext.for_rank_due(rank_due, PLAYERS, max_count=max_count, intents=INTENT_TYPES)
 
 
 def score_clip(recognizer: Recognizer, clip) -> dict:

@@ -141,7 +141,7 @@ def run(args) -> dict:
     ):
         rank_due = RANKS_DUE[seed % len(RANKS_DUE)]
         recognizer.set_context(
-            ListenContext.for_rank_due(rank_due, PLAYERS, intents=PHASE_INTENTS[args.phase])
+            ListenContext.for_phase(args.phase, PLAYERS, legal_ranks=(rank_due,))
         )
         readings.clear()
         heard = list(recognizer.utterances(ArraySource(audio)))

@@ -174,11 +174,23 @@ def _expect(s: State, *phases: str) -> None:
 # --- claims ------------------------------------------------------------------------------
 
 
+#: "Who called?" went unanswered and the next player made their claim (the rank due): a call
+#: may be made only until then (RULES.md), so the called play stands. A referee that heard a
+#: call in the room's talk is not left asking while the table plays on without it.
+_NO_CALLER = Announcement("No one called.", "no_caller")
+
+
 def _claim(s: State, e: Claim, say: Say) -> None:
     if s.phase == "pairs":
         _end_pairs(s, say)
+    no_caller = s.phase == "who_called" and e.rank in legal_ranks(s)
+    if no_caller:  # "Who called?" unanswered, and the next player claims: see _NO_CALLER
+        s.phase, s.challenged, s.caller = "play", None, None
     _expect(s, "play")
     if s.pending_out is not None:
+        if no_caller:
+            say.append(_NO_CALLER)
+            no_caller = False
         _go_out(s, s.pending_out, say)
         if s.phase == "over":
             return
@@ -193,6 +205,8 @@ def _claim(s: State, e: Claim, say: Say) -> None:
     seat, who = s.turn, _who(s)
     if e.count > s.hands[seat]:
         raise Rejected(f"{who} has only {cards_phrase(s.hands[seat])}.")
+    if no_caller:
+        say.append(_NO_CALLER)
     _lay(s, Play(seat, e.count, e.rank), say)
     claim_text = f"{who}: {describe_count(e.count, e.rank)}."
     say.append(Announcement(claim_text, "claim", dict(s.last_claim or {})))

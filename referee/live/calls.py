@@ -23,6 +23,8 @@ latency from that early reading too. Not while a player's last cards may still b
 (``last_play()``): the claim that follows them ends the game, and the first tenths of a
 second of a call under babble were once read early as that claim ("cheat, player four!"
 begun, read "two jacks" with jacks due: "Cara wins"), so there the whole utterance decides.
+Nor while the referee asks "Who called?": a claim then says no one called (the engine drops
+the call), and only the whole utterance may say that.
 
 Pure: no clock, no audio, no game. ``phase()`` tells the phase of the game now; the
 iterators it returns must be consumed at once, acting on each :class:`Heard` before the
@@ -72,6 +74,7 @@ class CallAssembler:
 
     def hear(self, heard: Heard) -> Iterator[Heard]:
         """What to act on now that ``heard`` came."""
+        self._now = max(self._now or heard.utterance.end, heard.utterance.end)
         merged = merge_caller(self._previous, heard)
         if not heard.utterance.partial:
             self._previous = None if merged else heard
@@ -124,13 +127,16 @@ class CallAssembler:
             and heard.utterance.partial
             and not heard.guessed
             and not self.last_play()
+            and self.phase() != "who_called"
         )
 
     def _said_before_asking(self, heard: Heard) -> bool:
-        """A bare call begun before the referee asked "Who called?" for the last one, heard
-        once it asks: the same call said again, or a second voice without a name. The
-        question stands; the engine would ask it again at once ("Who called? Say your
-        name.", 80 ms after "Who called?" in a babble room game)."""
+        """Words begun before the referee asked "Who called?" for the last call, heard once
+        it asks. A bare call: the same call said again, or a second voice without a name;
+        the question stands, and the engine would ask it again at once ("Who called? Say
+        your name.", 80 ms after "Who called?" in a babble room game). A claim: the next
+        player's, said over the call; the call was made first and stands (a claim said once
+        the table heard the question says no one called)."""
         return (
             self.phase() == "who_called"
             and self._asked_at is not None
@@ -159,6 +165,8 @@ class CallAssembler:
         elif intent.type == "claim":
             if utterance.partial and not self._early_claim(heard):
                 return  # forced onto the vocabulary: the whole utterance must confirm it
+            if self._said_before_asking(heard):
+                return  # said over the call: the call stands, the claim is said again later
             if utterance.start in self._acted:
                 return  # the final of a claim acted on early
             self._acted.add(utterance.start)

@@ -578,15 +578,14 @@ class LiveReferee:
         self._show()
 
     def _listen_for_now(self) -> None:
-        from referee.speech.vocab import PHASE_INTENTS, ListenContext
+        from referee.speech.vocab import ListenContext
 
         state = self.session.state
-        ranks = legal_ranks(state) if state.phase in ("play", "pairs") else ()
-        context = ListenContext(
-            players=state.players,
-            legal_ranks=ranks or legal_ranks(state),
+        context = ListenContext.for_phase(
+            state.phase,
+            state.players,
+            legal_ranks=legal_ranks(state),
             max_count=state.rules.max_cards_per_play(state.n),
-            intents=PHASE_INTENTS.get(state.phase, PHASE_INTENTS["play"]),
         )
         # only when it changed: whisper's takes 50-100 ms, on the audio's own thread
         if context != self._context:

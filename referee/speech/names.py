@@ -85,7 +85,9 @@ def _probe(
     recognizer, players: Sequence[str], probes: Sequence[tuple[str, int]]
 ) -> list[tuple[str, str]]:
     saved = recognizer.context
-    recognizer.set_context(ListenContext(players=tuple(players), intents=frozenset({"name"})))
+    recognizer.set_context(
+        ListenContext(players=tuple(players), intents=frozenset({"name"}), asking="name")
+    )
     found: list[tuple[str, str]] = []
     try:
         for name in players:

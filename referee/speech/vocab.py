@@ -38,15 +38,18 @@ NUMBER_WORDS = {n: w for w, n in COUNT_WORDS.items() if w not in ("a", "an", "si
 GRAMMAR_CALLS = ("cheat", "cheater", "bullshit", "liar", "i doubt it", "b s")
 #: what may be said in each phase of a game (the live referee listens for these only: a bare
 #: count during play is chatter, never a claim; a name then only completes a call said next
-#: to it, "Cheat! ... Ben")
+#: to it, "Cheat! ... Ben"). While it asks "Who called?", the next claim says no one did
+#: (the engine's ``_NO_CALLER``): a call heard in the room's talk does not stop the game.
 PHASE_INTENTS: dict[str, frozenset[str]] = {
     "play": frozenset({"claim", "call", "pass", "command", "name"}),
     "pairs": frozenset({"claim", "pass", "command"}),
-    "who_called": frozenset({"name", "call", "command"}),
+    "who_called": frozenset({"name", "call", "command", "claim"}),
     "reveal": frozenset({"verdict", "call", "command"}),
     "timeout_card": frozenset({"command"}),
     "over": frozenset({"command"}),
 }
+#: what the referee has asked for in a phase: the answer it waits for, which may be said alone
+PHASE_ASKS: dict[str, str] = {"who_called": "name"}
 
 
 @dataclass(frozen=True)
@@ -56,12 +59,15 @@ class ListenContext:
     ``legal_ranks``: ranks a claim may name (the rank due, or all of them in free-choice
     variants). ``max_count``: the most cards one claim may hold, and the largest bare count.
     ``intents``: intent types that mean something now (others are rejected as chatter).
+    ``asking``: the intent type the referee has just asked for ("name": "Who called?"), if
+    any: one said alone is then the answer, not a word beside a call.
     """
 
     players: tuple[str, ...] = ()
     legal_ranks: tuple[str, ...] = RANKS
     max_count: int = 4
     intents: frozenset[str] = field(default=INTENT_TYPES)
+    asking: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", tuple(self.players))
@@ -70,6 +76,12 @@ class ListenContext:
         unknown = set(self.legal_ranks) - set(RANKS)
         if unknown:
             raise ValueError(f"not ranks: {sorted(unknown)}")
+
+    @classmethod
+    def for_phase(cls, phase: str, players: Iterable[str] = (), **kw) -> ListenContext:
+        """What may be said in a game's ``phase`` (``PHASE_INTENTS``, ``PHASE_ASKS``)."""
+        intents = PHASE_INTENTS.get(phase, PHASE_INTENTS["play"])
+        return cls(players=tuple(players), intents=intents, asking=PHASE_ASKS.get(phase), **kw)
 
     @classmethod
     def for_rank_due(cls, rank_due: str | None, players: Iterable[str] = (), **kw) -> ListenContext:
@@ -153,15 +165,18 @@ def claim_shaped(text: str, ctx: ListenContext) -> bool:
     words = [w for w in normalize(text).split() if w not in FILLER_WORDS]
     while words and words[0] in names:
         words.pop(0)
-    return 1 <= len(words) <= 2 and not names & set(words)
+    fewest = 2 if ctx.asking else 1  # see lone_due_rank
+    return fewest <= len(words) <= 2 and not names & set(words)
 
 
 def lone_due_rank(ctx: ListenContext) -> str | None:
     """The rank due when it is the only one a claim may name and its word is also a count
     ("two" when twos are due): then that word alone is a claim of one card of it, as "King."
     alone is one king. The table says "a two" and recognizers drop the "a" (the room heard
-    "a two" as "two" four times running); "two twos" is how two of them are said."""
-    if "claim" not in ctx.intents or len(ctx.legal_ranks) != 1:
+    "a two" as "two" four times running); "two twos" is how two of them are said. Not while
+    the referee asks for something else ("Who called?"): a claim then says no one called, and
+    "Ben" is heard "ten"; a claim said then names its count ("a king", "two kings")."""
+    if "claim" not in ctx.intents or len(ctx.legal_ranks) != 1 or ctx.asking:
         return None
     rank = ctx.legal_ranks[0]
     return rank if rank_name(rank, 1) in COUNT_WORDS else None
