@@ -58,3 +58,14 @@ def test_the_bench_voices_are_held_out():
 
     assert not set(VOICES) & set(data.ESPEAK_VOICES)
     assert set(VOICES) == data.HELD_OUT_VOICES
+
+
+def test_the_crowds_made_up_lines_are_no_game_phrase_and_its_accents_speak():
+    everything = ListenContext(players=("Alice", "Ben"))
+    rng = random.Random(5)
+    for _ in range(200):
+        line = data.crowd_line(rng)
+        assert interpret(line, everything) is None, line
+    for accent in data.ACCENTS:  # every accent is a voice this espeak-ng has
+        audio = data.speak_accented("is this seat taken", random.Random(1), accent)
+        assert len(audio) > 0.3 * 16000, accent

@@ -167,7 +167,9 @@ PARTY_MIX = (
     ("claim", 0.18), ("call", 0.18), ("name", 0.04), ("command", 0.05), ("chatter", 0.15),
     ("short", 0.12), ("near", 0.13), ("background", 0.15),
 )  # fmt: skip
-MIXES = {"table": MIX, "party": PARTY_MIX}
+MIXES = {"table": MIX, "party": PARTY_MIX, "crowd": PARTY_MIX}
+#: the babble pool of each mix (``Babble``'s arguments)
+BABBLES: dict[str, dict] = {"crowd": {"size": 600, "seed": 7, "crowd": True}}
 
 
 def claim_text(rng: random.Random) -> tuple[str, Label]:
@@ -341,11 +343,50 @@ def music(n: int, nrng: np.random.Generator) -> np.ndarray:
     return out
 
 
-class Babble:
-    """A pool of this module's chatter sentences in many voices, mixed 2-5 at a time."""
+#: espeak-ng's voices of other languages, reading this module's English: the accents of a
+#: party's other talkers (the crowd babble's)
+ACCENTS = (
+    "de", "fr-fr", "es", "it", "nl", "pl", "pt", "pt-br", "ru", "sv", "hi", "tr", "el", "cs",
+    "hu", "fi", "da", "ro", "vi", "id", "sw", "af", "cy", "ga",
+)  # fmt: skip
+#: every word of this module's table talk: the crowd babble's made-up sentences draw on them
+TALK_WORDS = tuple(sorted({w for line in CHATTER for w in line.lower().split()}))
 
-    def __init__(self, root: Path, size: int = 160, seed: int = 99):
-        path = root / f"babble-{size}-{seed}.npz"
+
+def crowd_line(rng: random.Random) -> str:
+    """One talker's line in the crowd: table talk, or words of it in no order (babble is
+    heard as its sounds and rhythm, not its sense)."""
+    if rng.random() < 0.4:
+        return rng.choice(CHATTER)
+    return " ".join(rng.choice(TALK_WORDS) for _ in range(rng.randint(3, 12)))
+
+
+def speak_accented(text: str, rng: random.Random, accent: str | None = None) -> np.ndarray:
+    """``text`` in an espeak-ng voice of another language (``accent``: one of ACCENTS, else
+    drawn), at its own speed and pitch."""
+    voice = accent or rng.choice(ACCENTS)
+    variant = rng.choice(ESPEAK_VARIANTS[:12])
+    speed, pitch = rng.randint(130, 260), rng.randint(10, 95)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "say.wav"
+        cmd = ["espeak-ng", "-v", f"{voice}+{variant}", "-s", str(speed), "-p", str(pitch)]
+        subprocess.run([*cmd, "-w", str(path), text], check=True, capture_output=True)
+        from referee.speech.audio import read_wav
+
+        return trim_quiet(read_wav(path, check=False))
+
+
+class Babble:
+    """A pool of this module's chatter sentences in many voices, mixed 2-5 at a time.
+
+    ``crowd``: a larger room (``--mix crowd``): 2-7 talkers at a time from a pool of lines
+    made of the table talk's words, half of them said with other languages' accents. The
+    table's pool is 160 clips of 69 sentences; with it the head still took stretches of
+    bench/speech/chatter's babble (other voices, other sentences) for calls."""
+
+    def __init__(self, root: Path, size: int = 160, seed: int = 99, crowd: bool = False):
+        self.talkers = (2, 7) if crowd else (2, 5)
+        path = root / f"babble-{size}-{seed}{'-crowd' if crowd else ''}.npz"
         if path.is_file():
             with np.load(path) as f:
                 self.pool = [f[k] for k in sorted(f.files)]
@@ -353,15 +394,19 @@ class Babble:
         rng = random.Random(seed)
         self.pool = []
         for _ in range(size):
-            text = " ".join(rng.sample(CHATTER, 2))
-            audio, _ = speak(text, rng)
+            if not crowd:
+                audio, _ = speak(" ".join(rng.sample(CHATTER, 2)), rng)
+            elif rng.random() < 0.5:
+                audio = speak_accented(crowd_line(rng), rng)
+            else:
+                audio, _ = speak(crowd_line(rng), rng)
             self.pool.append((audio * (0.1 / max(rms(audio), 1e-6))).astype(np.float32))
         root.mkdir(parents=True, exist_ok=True)
         np.savez(path, **{f"b{i:04d}": a for i, a in enumerate(self.pool)})
 
     def __call__(self, n: int, rng: random.Random) -> np.ndarray:
         out = np.zeros(n, np.float32)
-        for _ in range(rng.randint(2, 5)):
+        for _ in range(rng.randint(*self.talkers)):
             parts, length = [], 0
             while length < n + SAMPLE_RATE:
                 s = rng.choice(self.pool) * rng.uniform(0.5, 1.5)
@@ -433,9 +478,9 @@ class Maker:
 
     def __init__(self, root: Path = DATA, rooms: bool = True, mix: str = "table"):
         self.mix = MIXES[mix]
-        #: the party mix lays most of its clips over babble (see PARTY_MIX)
-        self.party = mix == "party"
-        self.babble = Babble(root)
+        #: the party and crowd mixes lay most of their clips over babble (see PARTY_MIX)
+        self.party = mix in ("party", "crowd")
+        self.babble = Babble(root, **BABBLES.get(mix, {}))
         try:
             self.rooms = Rooms(root) if rooms else None
         except ImportError:
@@ -536,7 +581,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DATA)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
-        "--mix", choices=sorted(MIXES), default="table", help="party: negatives over babble"
+        "--mix",
+        choices=sorted(MIXES),
+        default="table",
+        help="party: negatives over babble; crowd: the same over a larger, accented babble",
     )
     args = parser.parse_args(argv)
     from referee.speech.backends.whisper import WhisperBackend
