@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from referee.intents import Intent
-from referee.live.calls import NAME_WAIT_MAX_S, NAME_WAIT_S, CallAssembler
+from referee.live.calls import NAME_WAIT_MAX_S, NAME_WAIT_S, NO_CALLER_MIN, CallAssembler
 from referee.speech.types import Heard, Utterance
 
 
@@ -222,6 +222,18 @@ def test_a_claim_while_asking_who_called_waits_for_its_final(table, calls):
     assert table.phase == "who_called"
     assert table.act(calls.hear(heard(3.0, 3.3, CLAIM, partial=True))) == []
     assert table.act(calls.hear(heard(3.0, 3.6, CLAIM))) == [("claim", None, 3.0)]
+
+
+def test_a_faint_or_guessed_claim_while_asking_who_called_does_not_drop_the_call(table, calls):
+    """Babble after a caller's "Ben." was read "three four" at 0.15: no one called, said the
+    referee, and the call was lost. Only a claim whisper read itself, surely, says that."""
+    assert table.act(calls.hear(heard(1.0, 1.4, call()))) == []
+    assert table.act(calls.flush()) == [("call", None, 1.0)]
+    faint = Heard(Utterance(3.0, 3.6, "three four", NO_CALLER_MIN - 0.15, False), CLAIM,
+                  decided_at=3.6)  # fmt: skip
+    assert table.act(calls.hear(faint)) == []
+    assert table.act(calls.hear(heard(4.0, 4.6, CLAIM, guessed=True))) == []
+    assert table.act(calls.hear(heard(5.0, 5.6, name("Ben")))) == [("name", "Ben", 5.0)]
 
 
 def test_a_bare_call_said_before_the_referee_asked_who_called_is_not_asked_again(table, calls):

@@ -26,7 +26,7 @@ from referee.speech.vocab import ListenContext
 from tests.test_speech_recognizer import table
 
 WORDS = {300: "cheat ben", 500: "two aces", 700: "undo", 900: "lie", 1100: "cheat cara",
-         1300: "one two", 1500: "stop the game"}  # fmt: skip
+         1300: "one two", 1500: "stop the game", 1700: "cheat", 1900: "two twos"}  # fmt: skip
 
 
 class Tones:
@@ -178,6 +178,20 @@ def test_an_undo_goes_back_exactly_and_the_same_call_said_again_gets_its_cards_r
     assert said.count("Say true or lie.") == 2
     assert referee.camera.looks == [0, 0]  # the same reveal: the same photo
     assert referee.session.state.hands == [18, 17, 17]
+
+
+def test_a_who_called_nobody_answers_is_dropped_by_the_next_claim(tmp_path):
+    """A call heard in the room's talk: "Who called?" goes unanswered, and the next player
+    makes their claim. The game goes on; the referee is not left asking."""
+    audio = table((7.0, 500, 0.5), (14.0, 1700, 0.4), (22.0, 1900, 0.5), total=30.0)
+    referee = referee_for(tmp_path, audio)
+    referee.run()
+    referee.session.close()
+    said = texts(referee)
+    asked = said.index("Who called?")
+    assert said[asked + 1 : asked + 4] == ["No one called.", "Ben: two twos.", "Cara, threes."]
+    state = referee.session.state
+    assert state.phase == "play" and state.pile_size == 4 and state.caller is None
 
 
 def test_after_undone_the_prompt_has_the_fields_of_any_prompt(tmp_path):
