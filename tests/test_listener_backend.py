@@ -236,6 +236,32 @@ def test_a_phrase_made_by_the_head_skips_whispers_second_reading(backend, monkey
 
 
 @pytest.mark.parametrize(
+    ("mean", "gap", "caller"),
+    [(-1.0, 0.5, "Cara"), (-3.0, 0.5, "Cara"), (-5.0, 0.5, None), (-5.0, 3.0, "Cara")],
+)
+def test_a_call_made_naming_its_caller_by_a_hair_is_made_bare(
+    backend, monkeypatch, mean, gap, caller
+):
+    """Where the decoder all but rules out every naming of the call and picks a caller by a
+    hair (``NAMED_MIN``, ``NAMED_MARGIN``: under babble "cheat, player four!" made "cheat
+    player one" at 0.01), it is made bare: "Who called?" is asked rather than a caller
+    guessed. A faint naming the decoder clearly prefers stands."""
+    ctx = _play(backend)
+    monkeypatch.setattr(backend, "head", _Head("call", call_word=0, named=1))
+    monkeypatch.setattr(backend, "_text", lambda result: "cara leptide")
+    scores = {"cara cheat": mean, "cheat cara": mean}  # every other phrase less likely
+
+    def mean_scores(encoded, phrases):
+        return [scores.get(p, mean - gap) for p in phrases]
+
+    monkeypatch.setattr(backend, "_mean_scores", mean_scores)
+    backend._last = None
+    made = backend.decode(_clip("Cara, cheat!", voice="en-us+f3"))
+    intent = interpret(made.text, ctx)
+    assert made.guessed and intent.to_dict() == {"type": "call", "caller": caller}
+
+
+@pytest.mark.parametrize(
     ("guessed", "call_p", "kept"),
     [(True, 0.0, False), (False, 0.0, True), (True, 0.2, True)],
 )

@@ -7,6 +7,7 @@ are read from ``../shared/data/speech-real-dev`` (validation only: nothing is tu
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,7 +112,9 @@ class SynthCache:
         if path.is_file():
             return np.load(path)
         samples = synthesize(text, voice=voice, speed=speed, pitch=pitch)
-        np.save(path, samples)
+        part = path.with_name(f"{key}.{os.getpid()}.part.npy")
+        np.save(part, samples)
+        os.replace(part, path)  # another bench reading the cache never sees half a file
         return samples
 
 
