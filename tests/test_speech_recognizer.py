@@ -529,8 +529,8 @@ def test_a_caller_named_last_is_taken_only_once_the_words_pause():
 def test_a_name_is_read_only_once_its_words_pause():
     """ "Liar, Alice!" with a pause at the comma: the call, then the first 0.3 s of "Alice"
     read "ben" while it was being said (whisper finishing the name with a guess), paired with
-    the call and acted on as Ben's (bench/speech named calls, 1 in 10 of them). A name alone
-    is read at its pause, whole."""
+    the call and acted on as Ben's (bench/speech/named.py). A name alone is read at its
+    pause, whole."""
     heard = list(recognizer().utterances(ArraySource(table((1.0, 300, 0.4), (1.7, 4300, 0.6)))))
     callers = [h.intent.caller for h in heard if h.intent.type == "call"]
     assert "Ben" not in callers

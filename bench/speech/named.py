@@ -23,18 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.speech.corpus import (
-    NOISE_BEDS,
-    PITCHES,
-    PLAYERS,
-    SPEEDS,
-    VOICES,
-    SynthCache,
-    babble,
-    load_noise_beds,
-    mix,
-    place,
-)
+from bench.speech import corpus
 from referee.game.cards import RANKS
 from referee.speech.audio import ArraySource
 from referee.speech.recognizer import Recognizer
@@ -51,22 +40,24 @@ MARGINS = (0.25, 0.5, 1.0, 2.0)
 CACHE = Path.home() / ".cache" / "referee-bench" / "espeak"
 
 
-def clips(n: int, seed: int, cache: SynthCache):
+def clips(n: int, seed: int, cache: corpus.SynthCache):
     """(condition, text, caller, voice, audio) for ``n`` named calls."""
     rng, nrng = random.Random(seed), np.random.default_rng(seed)
-    beds = load_noise_beds()
+    beds = corpus.load_noise_beds()
     for _ in range(n):
-        seat = rng.randrange(len(PLAYERS))
-        text = rng.choice(SAYINGS).format(name=PLAYERS[seat], seat=SEATS[seat])
+        seat = rng.randrange(len(corpus.PLAYERS))
+        text = rng.choice(SAYINGS).format(name=corpus.PLAYERS[seat], seat=SEATS[seat])
         condition = rng.choice(CONDITIONS)
-        voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
-        audio, _ = place(cache.get(text, voice, speed, pitch))
+        voice = rng.choice(corpus.VOICES)
+        speed, pitch = rng.choice(corpus.SPEEDS), rng.choice(corpus.PITCHES)
+        audio, _ = corpus.place(cache.get(text, voice, speed, pitch))
         if condition.startswith("noise"):
-            audio = mix(audio, beds[rng.choice(NOISE_BEDS)], 20, 0.1, nrng)
+            audio = corpus.mix(audio, beds[rng.choice(corpus.NOISE_BEDS)], 20, 0.1, nrng)
         elif condition.startswith("babble"):
             snr = int(condition.split()[1])
-            audio = mix(audio, babble(cache, rng, len(audio) / 16000 + 1), snr, 0.1, nrng)
-        yield condition, text, PLAYERS[seat], voice, audio, rng.choice(RANKS)
+            bed = corpus.babble(cache, rng, len(audio) / 16000 + 1)
+            audio = corpus.mix(audio, bed, snr, 0.1, nrng)
+        yield condition, text, corpus.PLAYERS[seat], voice, audio, rng.choice(RANKS)
 
 
 def acted_on(heard) -> tuple[str | None, bool]:
@@ -108,9 +99,9 @@ def run(n: int, seed: int) -> dict:
     by_margin: Counter = Counter()
     each: list[dict] = []
     wrong = []
-    cache = SynthCache(CACHE)
+    cache = corpus.SynthCache(CACHE)
     for i, (condition, text, caller, voice, audio, rank) in enumerate(clips(n, seed, cache)):
-        recognizer.set_context(ListenContext.for_phase("play", PLAYERS, legal_ranks=(rank,)))
+        recognizer.set_context(ListenContext.for_phase("play", corpus.PLAYERS, legal_ranks=(rank,)))
         margins.clear()
         heard = list(recognizer.utterances(ArraySource(audio)))
         credited, any_call = acted_on(heard)

@@ -107,11 +107,11 @@ def _name_unfinished(heard: Heard) -> Heard | None:
     caller's name comes last ("cheat, De-") is the call alone, its caller left to the
     reading at the pause after it: espeak-ng's "cheat, Dev!" was read "cheat ben" 0.3 s in
     and acted on as Ben's call, where the whole read "cheat dev" (as "bullshit, player two!"
-    under babble was read "bullshit player three"); a name first ("Dev,
-    cheat!") is finished once the call is heard. A name alone is not read at all (None)
-    until its words pause: the first 0.32 s of "Alice" after "liar," were read "ben", paired
-    with the call and acted on as Ben's (1 in 10 of the named calls said with a pause, clean
-    to 10 dB babble); the pause comes 60 ms after the name ends."""
+    under babble was read "bullshit player three"); a name first ("Dev, cheat!") is
+    finished once the call is heard. A name alone is not read at all (None) until its words
+    pause: the first 0.32 s of "Alice" after "liar," were read "ben", paired with the call
+    and acted on as Ben's (5 of 320 named calls, clean to 10 dB babble, in one draw of
+    bench/speech/named.py); the pause comes 60 ms after the name ends."""
     intent = heard.intent
     if intent.type == "name":
         return None

@@ -1,0 +1,26 @@
+"""bench/speech/named.py scores the call the referee acts on: the first early reading naming
+a caller that is not a guess, else the last whole reading."""
+
+from __future__ import annotations
+
+from bench.speech.named import acted_on, bucket, margin_bucket
+from referee.intents import Intent
+from referee.speech.types import Heard, Utterance
+
+
+def _call(caller: str | None, partial: bool, guessed: bool = False) -> Heard:
+    utterance = Utterance(0.0, 1.0, "cheat", 0.5, partial=partial)
+    return Heard(utterance, Intent("call", caller=caller), guessed=guessed)
+
+
+def test_the_call_acted_on_is_the_first_sure_early_naming_else_the_last_whole_reading():
+    assert acted_on([_call("Ben", True), _call("Cara", False)]) == ("Ben", True)
+    # a guessed early naming is not acted on: the whole reading decides
+    assert acted_on([_call("Ben", True, guessed=True), _call(None, False)]) == (None, True)
+    assert acted_on([_call(None, True), _call("Cara", False)]) == ("Cara", True)
+    assert acted_on([]) == (None, False)
+
+
+def test_buckets():
+    assert bucket(0.01) == "< 0.02" and bucket(0.5) == ">= 0.2"
+    assert margin_bucket(0.1) == "< 0.25" and margin_bucket(float("inf")) == ">= 2.0"
