@@ -110,8 +110,8 @@ def _name_unfinished(heard: Heard) -> Heard | None:
     under babble was read "bullshit player three"); a name first ("Dev, cheat!") is
     finished once the call is heard. A name alone is not read at all (None) until its words
     pause: the first 0.32 s of "Alice" after "liar," were read "ben", paired with the call
-    and acted on as Ben's (5 of 320 named calls, clean to 10 dB babble, in one draw of
-    bench/speech/named.py); the pause comes 60 ms after the name ends."""
+    and acted on as Ben's (1 and 5 of 320 named calls, clean to 10 dB babble, in two draws
+    like bench/speech/named.py's); the pause comes 60 ms after the name ends."""
     intent = heard.intent
     if intent.type == "name":
         return None
