@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -172,8 +173,6 @@ def main(argv: list[str] | None = None) -> int:
 
         backend.NAMED_MIN = args.named_min
     results = run(args.clips, args.seed)
-    import subprocess
-
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                          text=True, cwd=Path(__file__).parent).stdout.strip()  # fmt: skip
     meta = {"rev": rev, "command": "python -m bench.speech.named " + " ".join(argv or sys.argv[1:])}

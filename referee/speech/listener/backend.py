@@ -166,7 +166,8 @@ class ListenerBackend(ConstrainedWhisperBackend):
         self.make_kinds = frozenset(make_kinds)
         #: the last head reading (for tests and reports)
         self.last_posteriors: dict[str, np.ndarray] | None = None
-        #: the last phrase made: how much likelier than one naming another caller
+        #: the last phrase made: how much likelier than one naming another caller (for
+        #: reports; see ``NAMED_MARGIN``)
         self.last_margin = math.inf
 
     def set_context(self, ctx: ListenContext) -> list[str]:
@@ -247,11 +248,12 @@ class ListenerBackend(ConstrainedWhisperBackend):
         """The legal phrase of ``kind`` likeliest by the decoder and the head (``guessed``);
         None when there is none. ``naming``: how whisper's reading names (see
         :meth:`_candidates`)."""
-        text, score = self._choose(encoded, kind, p, naming)
+        text, score, margin = self._choose(encoded, kind, p, naming)
+        self.last_margin = margin
         if not text or interpret(text, self.ctx) is None:
             return None
         confidence = sure * math.exp(min(0.0, score))
-        if kind == "call" and confidence < NAMED_MIN and self.last_margin < NAMED_MARGIN:
+        if kind == "call" and confidence < NAMED_MIN and margin < NAMED_MARGIN:
             text = call_word(text) or text  # see NAMED_MIN: the call stands, its caller asked
         # the name in it was weighed against every player's by _choose, whole phrases as
         # the table says them: not again by _best_name, whose lower-case sums over babble
@@ -345,28 +347,26 @@ class ListenerBackend(ConstrainedWhisperBackend):
 
     def _choose(
         self, encoded, kind: str, p: dict[str, np.ndarray], naming: frozenset[str] | None = None
-    ) -> tuple[str, float]:
-        """The candidate likeliest by decoder mean log-prob plus the head's log-posterior.
-        Sets :attr:`last_margin`: how much likelier it is than the likeliest candidate
-        naming another caller (inf where there is none)."""
+    ) -> tuple[str, float, float]:
+        """The candidate likeliest by decoder mean log-prob plus the head's log-posterior, its
+        mean log-prob, and how much likelier it is than the likeliest candidate naming
+        another caller (inf where there is none)."""
         candidates = self._candidates(kind, p, naming)
-        self.last_margin = math.inf
         if not candidates:
-            return "", -math.inf
+            return "", -math.inf, math.inf
         phrases = [c[0] for c in candidates]
         means = self._mean_scores(encoded, phrases)
         totals = [m + HEAD_WEIGHT * h for m, (_, h) in zip(means, candidates, strict=True)]
         best = int(np.argmax(totals))
+        margin = math.inf
         if kind == "call":
-            caller = parse(phrases[best], self.ctx.players).caller
+            callers = [parse(phrase, self.ctx.players).caller for phrase in phrases]
             others = [
-                t
-                for phrase, t in zip(phrases, totals, strict=True)
-                if parse(phrase, self.ctx.players).caller not in (None, caller)
+                t for c, t in zip(callers, totals, strict=True) if c not in (None, callers[best])
             ]
-            if caller is not None and others:
-                self.last_margin = totals[best] - max(others)
-        return phrases[best], means[best]
+            if callers[best] is not None and others:
+                margin = totals[best] - max(others)
+        return phrases[best], means[best], margin
 
     def _mean_scores(self, encoded, phrases: list[str]) -> list[float]:
         """The decoder's mean log-prob of each phrase (in its usual writing) and its end."""
