@@ -579,3 +579,27 @@ def test_a_claim_read_while_the_words_go_on_waits_for_a_second_reading_to_agree(
     early = [h for h in heard if h.utterance.partial]
     assert early and early[0].intent.to_dict() == {"type": "claim", "count": 3, "rank": "K"}
     assert early[0].decided_at < 1.3 + 0.1
+
+
+def test_babble_well_under_the_last_words_is_not_someone_speaking():
+    """A bare call waits for its caller's name while someone is speaking; the babble of the
+    room reopening the gate after it is not that (MicProfile.words_drop_db)."""
+    from referee.speech.audio import Chunk
+
+    rng = np.random.default_rng(2)
+    audio = table((1.0, 300, 0.3), total=3.0)  # "cheat"
+    babble = rng.normal(0, 0.2 * 10 ** (-20 / 20), 4 * SAMPLE_RATE).astype(np.float32)
+    loud_word = table((0.2, 700, 0.4), total=1.0)  # "ben", as loud as the call
+    rec = recognizer()
+    heard = rec.feed(Chunk(0.0, audio))
+    assert [h.intent.to_dict() for h in heard if not h.utterance.partial] == [
+        {"type": "call", "caller": None}
+    ]
+    hearing = []
+    for i in range(0, len(babble), FRAME):
+        rec.feed(Chunk(3.0 + i / SAMPLE_RATE, babble[i : i + FRAME]))
+        hearing.append((rec._segmenter.in_speech, rec.hearing))
+    assert any(gate for gate, _ in hearing)  # the babble opened the gate
+    assert not any(speaking for _, speaking in hearing)
+    rec.feed(Chunk(7.0, loud_word[: int(0.5 * SAMPLE_RATE)]))
+    assert rec.hearing  # a word as loud as the call's is someone speaking

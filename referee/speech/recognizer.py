@@ -224,8 +224,15 @@ class Recognizer:
 
     @property
     def hearing(self) -> bool:
-        """Whether someone is speaking now (an utterance is in progress)."""
-        return self._segmenter is not None and self._segmenter.in_speech
+        """Whether someone is speaking now: an utterance is in progress, and not one that
+        stays ``MicProfile.words_drop_db`` under the last words heard (the room's babble
+        reopens the gate again and again; a bare call's wait for its caller's name ran to
+        its longest behind it, 2.5 s, in a babble room game)."""
+        segmenter = self._segmenter
+        if segmenter is None or not segmenter.in_speech:
+            return False
+        peak, drop = segmenter.peak_db, self.profile.words_drop_db
+        return self._words_db is None or peak is None or drop <= 0 or peak >= self._words_db - drop
 
     def set_context(self, ctx: ListenContext) -> None:
         """Listen for what is legal now (call at every turn)."""
@@ -494,6 +501,8 @@ class Recognizer:
         self._due: Segment | None = None
         #: frames since the ears opened that were still taken for the voice's echo (0: none)
         self._echo = 0
+        #: the level of the loudest 20 ms of the last utterance heard as something legal
+        self._words_db: float | None = None
 
     def feed(self, chunk: Chunk) -> list[Heard]:
         """Hear one chunk; returns what became known in it (early readings and finals, not
@@ -538,6 +547,8 @@ class Recognizer:
         if finished is not None:
             heard = self._final(finished, self._early)
             self._early, self._due = None, None
+            if heard is not None:
+                self._words_db = finished.peak_db
             return heard
         current = segmenter.current()
         if not self.partials or current is None or self._called_early:

@@ -67,6 +67,8 @@ class Segment:
     #: (first, end) samples of ``audio`` of the longest pause inside the words: the quiet
     #: between "Cara," and "cheat!" when it was shorter than the gate's hangover
     pause: tuple[int, int] | None = None
+    #: the level of its loudest 20 ms (dBFS)
+    peak_db: float | None = None
 
     def stretch(self, first: int, onset: int, end: int) -> Segment:
         """The part of this segment from sample ``first`` to ``end`` of its audio, its speech
@@ -104,10 +106,13 @@ class Segmenter:
         self._frames: list[np.ndarray] = []
         self._run = 0  # consecutive loud frames before an onset
         self._quiet = 0  # consecutive quiet frames inside an utterance
+        self._gate_quiet = 0  # ...of them, the last ones under the gate itself
         self.start: float | None = None
         self._audio_start = 0.0
         self._last_loud_end = 0.0
         self._pause: tuple[int, int] | None = None  # frames: first quiet one, how many
+        self._run_peak = -200.0  # the loudest frame of the onset run
+        self._peak = -200.0  # the loudest frame of the utterance in progress
 
     @property
     def in_speech(self) -> bool:
@@ -129,7 +134,16 @@ class Segmenter:
     def reset(self) -> None:
         """Forget any utterance in progress (used by the mute gate)."""
         self._frames, self._run, self._quiet, self.start = [], 0, 0, None
+        self._gate_quiet = 0
         self._pause = None
+        self._run_peak = self._peak = -200.0
+
+    def _under_words(self, db: float) -> bool:
+        """Whether a frame over the gate, inside an utterance, is still far under its words
+        (``MicProfile.words_drop_db``): the room's babble after them, not more words."""
+        drop = self.profile.words_drop_db
+        self._peak = max(self._peak, db)
+        return drop > 0 and db < self._peak - drop
 
     def forget(self) -> None:
         """Forget the utterance in progress and the sound before it (the pre-roll)."""
@@ -156,9 +170,10 @@ class Segmenter:
         self._remember(frame)
         if self.start is None:
             if not loud:
-                self._run = 0
+                self._run, self._run_peak = 0, -200.0
                 return None
             self._run += 1
+            self._run_peak = max(self._run_peak, db)
             if self._run * frame_s < p.onset_s:
                 return None
             onset_frames = self._run
@@ -168,8 +183,12 @@ class Segmenter:
             self._audio_start = t + frame_s - len(self._frames) * frame_s
             self._quiet = 0
             self._last_loud_end = t + frame_s
+            self._peak = self._run_peak
             return None
         self._frames.append(frame)
+        self._gate_quiet = 0 if loud else self._gate_quiet + 1
+        if loud and self._under_words(db):
+            loud = False
         if loud:
             if self._quiet and (self._pause is None or self._quiet > self._pause[1]):
                 self._pause = (len(self._frames) - 1 - self._quiet, self._quiet)
@@ -178,7 +197,11 @@ class Segmenter:
         else:
             self._quiet += 1
         too_long = t + frame_s - self.start >= p.max_utterance_s
-        if self._quiet * frame_s >= p.hangover_s or too_long:
+        words_hangover = max(p.hangover_s, p.words_hangover_s)
+        ended = (
+            self._gate_quiet * frame_s >= p.hangover_s or self._quiet * frame_s >= words_hangover
+        )
+        if ended or too_long:
             segment = self._segment(done=True)
             self.reset()
             self._preroll = []  # the next utterance's pre-roll never reaches back into this one
@@ -187,6 +210,11 @@ class Segmenter:
 
     def audio(self) -> np.ndarray:
         return np.concatenate(self._frames) if self._frames else np.zeros(0, np.float32)
+
+    @property
+    def peak_db(self) -> float | None:
+        """The level of the loudest 20 ms of the utterance in progress, if any."""
+        return self._peak if self.start is not None else None
 
     @property
     def quiet_frames(self) -> int:
@@ -206,4 +234,4 @@ class Segmenter:
             first, quiet = self._pause
             pause = first * FRAME, (first + quiet) * FRAME
         end = self._last_loud_end
-        return Segment(self.start, end, self.audio(), done, self._audio_start, pause)
+        return Segment(self.start, end, self.audio(), done, self._audio_start, pause, self._peak)
