@@ -68,9 +68,20 @@ def test_in_a_quiet_room_a_soft_end_of_a_word_stays_in_the_utterance():
     rng = np.random.default_rng(5)
     audio = noise(3.0, -65.0, rng)
     audio[SAMPLE_RATE : int(1.3 * SAMPLE_RATE)] += noise(0.3, -15.0, rng)
-    audio[int(1.3 * SAMPLE_RATE) : int(1.45 * SAMPLE_RATE)] += noise(0.15, -40.0, rng)  # "-s"
+    audio[int(1.3 * SAMPLE_RATE) : int(1.7 * SAMPLE_RATE)] += noise(0.4, -40.0, rng)  # softly
     (found,) = segments(audio)
-    assert found.start == pytest.approx(1.0, abs=0.1)
+    assert found.start == pytest.approx(1.0, abs=0.03)
+    # 25 dB under the first word, but 25 dB over the room: still words (words_over_floor_db)
+    assert found.end == pytest.approx(1.7, abs=0.03)
     assert found.audio_start is not None
     t_end = found.audio_start + len(found.audio) / SAMPLE_RATE
-    assert t_end >= 1.45 + DEFAULT.hangover_s - 0.05  # the "-s" is in the audio read
+    assert t_end >= 1.7 + DEFAULT.hangover_s - 0.03  # the gate's own hangover after them
+
+
+def test_the_soft_end_of_a_word_in_noise_is_stamped_where_it_ends():
+    rng = np.random.default_rng(6)
+    audio = noise(3.0, -45.0, rng)  # a steady room 30 dB under the words
+    audio[SAMPLE_RATE : int(1.3 * SAMPLE_RATE)] += noise(0.3, -15.0, rng)
+    audio[int(1.3 * SAMPLE_RATE) : int(1.45 * SAMPLE_RATE)] += noise(0.15, -33.0, rng)
+    (found,) = [s for s in segments(audio) if s.start <= 1.0 < s.end]
+    assert found.end == pytest.approx(1.45, abs=0.03)  # WORDS_TAIL_S

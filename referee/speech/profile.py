@@ -23,12 +23,13 @@ class MicProfile:
     A frame is speech when its level is ``margin_db`` above the tracked noise floor and above
     ``min_level_db`` (dBFS). Speech must last ``onset_s`` to start an utterance; ``hangover_s``
     of quiet ends it (short, so a claim is known soon after it is said). Inside an utterance
-    a frame also needs to be within ``words_drop_db`` of the loudest frame of it so far: at a
-    party the babble of the room rises over the floor's margin again and again and held the
-    gate open for seconds past a player's words, but it stays well under them (0 turns this
-    off). ``words_hangover_s`` of such quiet ends the utterance: a little longer than the
-    gate's own, so the pause at the comma of "Cara, cheat!" (0.22 s under babble in a room
-    game) stays inside one utterance, as the babble kept it before.
+    a frame also needs to be within ``words_drop_db`` of the loudest frame of it so far, or
+    ``words_over_floor_db`` over the floor: at a party the babble of the room rises over the
+    floor's margin again and again and held the gate open for seconds past a player's words,
+    but it stays well under them (``words_drop_db`` 0 turns this off). ``words_hangover_s``
+    of such quiet ends the utterance: a little longer than the gate's own, so the pause at
+    the comma of "Cara, cheat!" (0.22 s under babble in a room game) stays inside one
+    utterance, as the babble kept it before.
     """
 
     noise_floor_db: float = -60.0
@@ -41,6 +42,7 @@ class MicProfile:
     max_utterance_s: float = 6.0
     words_drop_db: float = 15.0
     words_hangover_s: float = 0.3
+    words_over_floor_db: float = 20.0
     version: int = PROFILE_VERSION
 
     def to_json(self) -> str:

@@ -18,6 +18,9 @@ FRAME = 320  # 20 ms
 FLOOR_WINDOW = 75  # frames: 1.5 s
 #: :func:`loudest_stretch`: frames this far under the loudest 0.2 s still belong to the words
 WORDS_DROP_DB = 10.0
+#: the frames over the gate right after the last one near the words' level, unbroken, are
+#: the soft end of the last word for at most this long (:attr:`MicProfile.words_drop_db`)
+WORDS_TAIL_S = 0.2
 
 
 def level_db(frame: np.ndarray) -> float:
@@ -110,6 +113,7 @@ class Segmenter:
         self.start: float | None = None
         self._audio_start = 0.0
         self._last_loud_end = 0.0
+        self._words_end = 0.0  # the end of the last frame near the words' level
         self._pause: tuple[int, int] | None = None  # frames: first quiet one, how many
         self._run_peak = -200.0  # the loudest frame of the onset run
         self._peak = -200.0  # the loudest frame of the utterance in progress
@@ -140,10 +144,16 @@ class Segmenter:
 
     def _under_words(self, db: float) -> bool:
         """Whether a frame over the gate, inside an utterance, is still far under its words
-        (``MicProfile.words_drop_db``): the room's babble after them, not more words."""
-        drop = self.profile.words_drop_db
+        (``MicProfile.words_drop_db``) and not far over the room (``words_over_floor_db``):
+        the room's babble after them, not more words. In a quiet room the soft end of a
+        word ("-s") is far under its vowel but far over the room, and stays in it."""
+        p = self.profile
         self._peak = max(self._peak, db)
-        return drop > 0 and db < self._peak - drop
+        return (
+            p.words_drop_db > 0
+            and db < self._peak - p.words_drop_db
+            and db < self.floor_db + p.words_over_floor_db
+        )
 
     def forget(self) -> None:
         """Forget the utterance in progress and the sound before it (the pre-roll)."""
@@ -182,14 +192,21 @@ class Segmenter:
             self._frames = list(self._preroll[-(onset_frames + pre) :])
             self._audio_start = t + frame_s - len(self._frames) * frame_s
             self._quiet = 0
-            self._last_loud_end = t + frame_s
+            self._last_loud_end = self._words_end = t + frame_s
             self._peak = self._run_peak
             return None
         self._frames.append(frame)
         self._gate_quiet = 0 if loud else self._gate_quiet + 1
-        if loud and self._under_words(db):
-            loud = False
-        if loud:
+        words = loud and not self._under_words(db)
+        # the soft end of the last word: over the gate, unbroken since the words' last frame
+        tail = (
+            loud
+            and abs(self._last_loud_end - t) < 1e-6
+            and t + frame_s - self._words_end <= WORDS_TAIL_S + 1e-9
+        )
+        if words:
+            self._words_end = t + frame_s
+        if words or tail:
             if self._quiet and (self._pause is None or self._quiet > self._pause[1]):
                 self._pause = (len(self._frames) - 1 - self._quiet, self._quiet)
             self._quiet = 0
