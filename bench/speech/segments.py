@@ -44,7 +44,7 @@ def words_span(speech: np.ndarray, drop_db: float = 35.0) -> tuple[float, float]
     n = len(speech) // FRAME
     db = np.array([level_db(speech[i * FRAME : (i + 1) * FRAME]) for i in range(n)])
     loud = np.flatnonzero(db >= db.max() - drop_db)
-    return loud[0] * FRAME / SAMPLE_RATE, (loud[-1] + 1) * FRAME / SAMPLE_RATE
+    return float(loud[0] * FRAME / SAMPLE_RATE), float((loud[-1] + 1) * FRAME / SAMPLE_RATE)
 
 
 def clips(n: int, seed: int, cache: corpus.SynthCache):
@@ -122,9 +122,9 @@ def run(n: int, seed: int) -> dict:
             summary[gate][condition] = {
                 "clips": len(scores),
                 "unheard": len(scores) - len(heard),
-                "start within": sum(starts),
-                "end within": sum(ends),
-                "both within": sum(a and b for a, b in zip(starts, ends, strict=True)),
+                "start within": int(sum(starts)),
+                "end within": int(sum(ends)),
+                "both within": int(sum(a and b for a, b in zip(starts, ends, strict=True))),
                 "start early p50": -pct([s["start_error"] for s in heard], 50),
                 "end late p50": pct(late, 50),
                 "end late p90": pct(late, 90),
