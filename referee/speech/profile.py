@@ -29,9 +29,7 @@ class MicProfile:
     but it stays well under them (``words_drop_db`` 0 turns this off). ``words_hangover_s``
     of such quiet ends the utterance: a little longer than the gate's own, so the pause at
     the comma of "Cara, cheat!" (0.22 s under babble in a room game) stays inside one
-    utterance, as the babble kept it before. Words ``words_rise_db`` over all of an
-    utterance so far begin it anew: the babble opened the gate before them, and "Ben."
-    read at the end of 2 s of it was not read at all.
+    utterance, as the babble kept it before.
     """
 
     noise_floor_db: float = -60.0
@@ -45,7 +43,6 @@ class MicProfile:
     words_drop_db: float = 15.0
     words_hangover_s: float = 0.3
     words_over_floor_db: float = 20.0
-    words_rise_db: float = 10.0
     version: int = PROFILE_VERSION
 
     def to_json(self) -> str:

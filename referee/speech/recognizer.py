@@ -536,17 +536,14 @@ class Recognizer:
             heard = self._push_frame(segmenter, t, frame)
             if heard is not None:
                 out.append(heard)
-                if heard.utterance.partial:
-                    segmenter.hold_onset()  # what was read early keeps its onset
         return out
 
     def _push_frame(self, segmenter: Segmenter, t: float, frame: np.ndarray) -> Heard | None:
-        was_speaking, onset = segmenter.in_speech, segmenter.start
+        was_speaking = segmenter.in_speech
         finished = segmenter.push(t, frame)
-        if segmenter.in_speech and (not was_speaking or segmenter.start != onset):
-            # a new utterance, or words begun anew out of the babble that opened this one
+        if segmenter.in_speech and not was_speaking:
             self._last_partial, self._called_early, self._halved = 0, False, False
-            self._unsteady, self._due = None, None
+            self._unsteady = None
         if finished is not None:
             heard = self._final(finished, self._early)
             self._early, self._due = None, None

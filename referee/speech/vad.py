@@ -21,14 +21,6 @@ WORDS_DROP_DB = 10.0
 #: the frames over the gate right after the last one near the words' level, unbroken, are
 #: the soft end of the last word for at most this long (:attr:`MicProfile.words_drop_db`)
 WORDS_TAIL_S = 0.2
-#: words rising out of an utterance begun at least this long before begin it anew
-#: (:attr:`MicProfile.words_rise_db`); sooner, the gate opened on their own first sounds
-WORDS_RISE_AFTER_S = 0.3
-#: ...and rise over what came before their own rising edge, this many frames (0.1 s); what
-#: is read of them begins this much before (the babble before them, read with them, was
-#: read as more words: "Ben." after 0.5 s of it "devent", after 0.2 s "two ben")
-RISE_FRAMES = 5
-RISE_PREROLL_S = 0.2
 
 
 def level_db(frame: np.ndarray) -> float:
@@ -122,13 +114,9 @@ class Segmenter:
         self._audio_start = 0.0
         self._last_loud_end = 0.0
         self._words_end = 0.0  # the end of the last frame near the words' level
-        self._held = False  # the onset of the utterance in progress stays (hold_onset)
         self._pause: tuple[int, int] | None = None  # frames: first quiet one, how many
         self._run_peak = -200.0  # the loudest frame of the onset run
         self._peak = -200.0  # the loudest frame of the utterance in progress
-        #: the loudest frame of it before the last RISE_FRAMES, and those frames' levels
-        self._peak_before = -200.0
-        self._recent: deque[float] = deque(maxlen=RISE_FRAMES)
 
     @property
     def in_speech(self) -> bool:
@@ -151,9 +139,8 @@ class Segmenter:
         """Forget any utterance in progress (used by the mute gate)."""
         self._frames, self._run, self._quiet, self.start = [], 0, 0, None
         self._gate_quiet = 0
-        self._pause, self._held = None, False
-        self._run_peak = self._peak = self._peak_before = -200.0
-        self._recent.clear()
+        self._pause = None
+        self._run_peak = self._peak = -200.0
 
     def _under_words(self, db: float) -> bool:
         """Whether a frame over the gate, inside an utterance, is still far under its words
@@ -167,11 +154,6 @@ class Segmenter:
             and db < self._peak - p.words_drop_db
             and db < self.floor_db + p.words_over_floor_db
         )
-
-    def hold_onset(self) -> None:
-        """Keep the onset of the utterance in progress (something was read from it): louder
-        words after it no longer begin an utterance of their own (``words_rise_db``)."""
-        self._held = True
 
     def forget(self) -> None:
         """Forget the utterance in progress and the sound before it (the pre-roll)."""
@@ -211,23 +193,9 @@ class Segmenter:
             self._audio_start = t + frame_s - len(self._frames) * frame_s
             self._quiet = 0
             self._last_loud_end = self._words_end = t + frame_s
-            self._peak = self._peak_before = self._run_peak
+            self._peak = self._run_peak
             return None
         self._frames.append(frame)
-        if len(self._recent) == RISE_FRAMES:
-            self._peak_before = max(self._peak_before, self._recent[0])
-        self._recent.append(db if loud else -200.0)
-        rise = db - self._peak_before
-        rising = 0 < p.words_rise_db < rise and t - self.start >= WORDS_RISE_AFTER_S
-        if loud and rising and not self._held:
-            # words rising far out of what opened the gate (the room's babble) begin here,
-            # as if the gate had opened for them, with their rising edge before them
-            pre = round(min(p.preroll_s, RISE_PREROLL_S) * SAMPLE_RATE / FRAME)
-            self._frames = self._preroll[-(pre + 1) :]
-            self.start, self._peak, self._peak_before = t, db, db
-            self._recent.clear()
-            self._audio_start = t + frame_s - len(self._frames) * frame_s
-            self._quiet, self._pause = 0, None
         self._gate_quiet = 0 if loud else self._gate_quiet + 1
         words = loud and not self._under_words(db)
         # the soft end of the last word: over the gate, unbroken since the words' last frame
