@@ -1,7 +1,9 @@
 """Voice activity: cut a stream into utterances by level above a tracked noise floor.
 
 Deliberately simple (an energy gate with hysteresis): it runs in microseconds, and its job is
-to stamp *when* someone began to speak. The recognizer decides *what* was said.
+to stamp *when* someone began to speak. The recognizer decides *what* was said. Inside an
+utterance the words are also judged against themselves: what stays far under them is the
+room (``MicProfile.words_drop_db``), and it ends the utterance.
 """
 
 from __future__ import annotations
@@ -148,7 +150,6 @@ class Segmenter:
         the room's babble after them, not more words. In a quiet room the soft end of a
         word ("-s") is far under its vowel but far over the room, and stays in it."""
         p = self.profile
-        self._peak = max(self._peak, db)
         return (
             p.words_drop_db > 0
             and db < self._peak - p.words_drop_db
@@ -197,6 +198,8 @@ class Segmenter:
             return None
         self._frames.append(frame)
         self._gate_quiet = 0 if loud else self._gate_quiet + 1
+        if loud:
+            self._peak = max(self._peak, db)
         words = loud and not self._under_words(db)
         # the soft end of the last word: over the gate, unbroken since the words' last frame
         tail = (
