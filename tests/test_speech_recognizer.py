@@ -603,13 +603,3 @@ def test_babble_well_under_the_last_words_is_not_someone_speaking():
     assert not any(speaking for _, speaking in hearing)
     rec.feed(Chunk(7.0, loud_word[: int(0.5 * SAMPLE_RATE)]))
     assert rec.hearing  # a word as loud as the call's is someone speaking
-
-
-def test_a_blip_is_not_read():
-    """Under 0.1 s of sound (a card slapped down) is no game phrase: not even decoded
-    (BLIP_S); the shortest call word is read as ever."""
-    rec = recognizer()
-    assert finals(rec, table((1.0, 300, 0.08))) == []
-    assert rec.backend.decoded == []
-    heard = finals(recognizer(), table((1.0, 300, 0.16)))
-    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]

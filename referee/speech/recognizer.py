@@ -86,12 +86,6 @@ ECHO_CARRY_S = 0.14
 #: long utterance (one more call invented in 20 minutes of bench/speech/chatter)
 SPLIT_PAUSE_S = 0.08
 SPLIT_MAX_S = 2.0
-#: an utterance whose words last under this is no game phrase (a card slapped down, a
-#: clipped syllable of chatter) and is not read: read with the 0.5 s of pre-roll before it,
-#: 0.06 s of loud sound in bench/speech/chatter's babble was "liar three one", a call. The
-#: shortest words of the game heard in the room last 0.18 s (bench/table), and in
-#: bench/speech/segments' 20 dB noise espeak-ng's fastest "Dev" and "cheat!" 0.14 s
-BLIP_S = 0.1
 
 
 def _frames(seconds: float) -> int:
@@ -551,8 +545,7 @@ class Recognizer:
             self._last_partial, self._called_early, self._halved = 0, False, False
             self._unsteady = None
         if finished is not None:
-            blip = _frames(finished.end - finished.start) < _frames(BLIP_S)
-            heard = None if blip else self._final(finished, self._early)
+            heard = self._final(finished, self._early)
             self._early, self._due = None, None
             if heard is not None:
                 self._words_db = finished.peak_db
