@@ -83,20 +83,32 @@ def cut(audio: np.ndarray, profile: MicProfile) -> list[tuple[float, float, floa
     return found
 
 
-def score(segments, onset: float, end: float) -> dict:
+def touching(segments, onset: float, end: float) -> list:
+    """The segments that overlap the words from ``onset`` to ``end``, the one overlapping
+    them most first (the earliest of equals)."""
+
     def overlap(s):
         return min(s[1], end) - max(s[0], onset)
 
-    touching = [s for s in segments if overlap(s) > 0]
-    if not touching:
+    found = [s for s in segments if overlap(s) > 0]
+    if found:
+        best = max(found, key=overlap)
+        found.remove(best)
+        found.insert(0, best)
+    return found
+
+
+def score(segments, onset: float, end: float) -> dict:
+    found = touching(segments, onset, end)
+    if not found:
         return {"heard": False}
-    best = max(touching, key=overlap)
+    best = found[0]
     return {
         "heard": True,
         "start_error": best[0] - onset,
         "end_error": best[1] - end,
         "closed_after": best[2] - end,
-        "pieces": len(touching),
+        "pieces": len(found),
     }
 
 

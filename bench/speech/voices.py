@@ -28,11 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.speech import segments
 from bench.speech.corpus import SynthCache, babble, mix, place
 from referee.speech import speakers
 from referee.speech.audio import resample
+from referee.speech.profile import DEFAULT
 from referee.speech.types import SAMPLE_RATE
-from referee.speech.vad import FRAME, Segmenter
 
 HERE = Path(__file__).resolve().parent
 
@@ -101,19 +102,8 @@ class Call:
 
 def segment_of(audio: np.ndarray, lead: float, end: float) -> tuple[float, float] | None:
     """The recognizer's voice-gate segment that overlaps the words most."""
-    seg = Segmenter()
-    found = []
-    for i in range(len(audio) // FRAME):
-        s = seg.push(i * FRAME / SAMPLE_RATE, audio[i * FRAME : (i + 1) * FRAME])
-        if s is not None:
-            found.append((s.start, s.end))
-    cur = seg.current()
-    if cur is not None:
-        found.append((cur.start, cur.end))
-    best = max(found, key=lambda se: min(se[1], end) - max(se[0], lead), default=None)
-    if best is None or min(best[1], end) - max(best[0], lead) <= 0:
-        return None
-    return best
+    found = segments.touching(segments.cut(audio, DEFAULT), lead, end)
+    return found[0][:2] if found else None
 
 
 def stretch(audio: np.ndarray, start: float, end: float) -> np.ndarray:

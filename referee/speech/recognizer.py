@@ -228,11 +228,11 @@ class Recognizer:
         stays ``MicProfile.words_drop_db`` under the last words heard (the room's babble
         reopens the gate again and again; a bare call's wait for its caller's name ran to
         its longest behind it, 2.5 s, in a babble room game)."""
-        segmenter = self._segmenter
-        if segmenter is None or not segmenter.in_speech:
-            return False
-        peak, drop = segmenter.peak_db, self.profile.words_drop_db
-        return self._words_db is None or peak is None or drop <= 0 or peak >= self._words_db - drop
+        peak = self._segmenter.peak_db if self._segmenter is not None else None
+        if peak is None:
+            return False  # no utterance in progress
+        drop = self.profile.words_drop_db
+        return self._words_db is None or drop <= 0 or peak >= self._words_db - drop
 
     def set_context(self, ctx: ListenContext) -> None:
         """Listen for what is legal now (call at every turn)."""

@@ -117,8 +117,7 @@ class Segmenter:
         self._last_loud_end = 0.0
         self._words_end = 0.0  # the end of the last frame near the words' level
         self._pause: tuple[int, int] | None = None  # frames: first quiet one, how many
-        self._run_peak = -200.0  # the loudest frame of the onset run
-        self._peak = -200.0  # the loudest frame of the utterance in progress
+        self._peak = -200.0  # the loudest frame of the utterance in progress (or onset run)
 
     @property
     def in_speech(self) -> bool:
@@ -142,7 +141,7 @@ class Segmenter:
         self._frames, self._run, self._quiet, self.start = [], 0, 0, None
         self._gate_quiet = 0
         self._pause = None
-        self._run_peak = self._peak = -200.0
+        self._peak = -200.0
 
     def _under_words(self, db: float) -> bool:
         """Whether a frame over the gate, inside an utterance, is still far under its words
@@ -181,10 +180,10 @@ class Segmenter:
         self._remember(frame)
         if self.start is None:
             if not loud:
-                self._run, self._run_peak = 0, -200.0
+                self._run, self._peak = 0, -200.0
                 return None
             self._run += 1
-            self._run_peak = max(self._run_peak, db)
+            self._peak = max(self._peak, db)
             if self._run * frame_s < p.onset_s:
                 return None
             onset_frames = self._run
@@ -194,7 +193,6 @@ class Segmenter:
             self._audio_start = t + frame_s - len(self._frames) * frame_s
             self._quiet = 0
             self._last_loud_end = self._words_end = t + frame_s
-            self._peak = self._run_peak
             return None
         self._frames.append(frame)
         self._gate_quiet = 0 if loud else self._gate_quiet + 1
@@ -202,11 +200,8 @@ class Segmenter:
             self._peak = max(self._peak, db)
         words = loud and not self._under_words(db)
         # the soft end of the last word: over the gate, unbroken since the words' last frame
-        tail = (
-            loud
-            and abs(self._last_loud_end - t) < 1e-6
-            and t + frame_s - self._words_end <= WORDS_TAIL_S + 1e-9
-        )
+        # (no quiet frame yet), for at most WORDS_TAIL_S
+        tail = loud and self._quiet == 0 and t + frame_s - self._words_end <= WORDS_TAIL_S + 1e-9
         if words:
             self._words_end = t + frame_s
         if words or tail:
