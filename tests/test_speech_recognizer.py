@@ -603,3 +603,54 @@ def test_babble_well_under_the_last_words_is_not_someone_speaking():
     assert not any(speaking for _, speaking in hearing)
     rec.feed(Chunk(7.0, loud_word[: int(0.5 * SAMPLE_RATE)]))
     assert rec.hearing  # a word as loud as the call's is someone speaking
+
+
+class FaintNameBackend(ToneBackend):
+    """Reads a name said alone after a pause (pitch 4500) as nothing, as whisper read
+    "Alice" alone in 10 dB noise, and the call before it and the name together as
+    "cheat alice"."""
+
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        spectrum = np.abs(np.fft.rfft(audio))
+        hz = np.fft.rfftfreq(len(audio), 1 / SAMPLE_RATE)
+        energy = {f: spectrum[np.abs(hz - f) < 30].max() for f in (300, 500, 4500)}
+        strong = {f for f, e in energy.items() if e > 0.3 * max(energy.values())}
+        self.decoded.append(len(audio) / SAMPLE_RATE)
+        self.finals.append(final)
+        if strong == {300, 4500}:
+            return Hypothesis("cheat alice", 0.5)
+        if strong == {500, 4500}:
+            return Hypothesis("two aces alice", 0.5)
+        if strong == {4500}:
+            return Hypothesis("")
+        return super().decode(audio, final=final)
+
+
+def test_words_read_as_nothing_just_after_a_bare_call_are_read_again_with_it():
+    """ "cheat, Alice!" with a comma longer than the gate's hangover is two utterances; in
+    10 dB noise "Alice" alone read as nothing (bench/speech, twice). Read joined to the
+    call, it names the caller: the same call (its onset), now Alice's."""
+    rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 300, 0.3), (1.75, 4500, 0.4)))
+    assert heard[-1].intent.to_dict() == {"type": "call", "caller": "Alice"}
+    assert heard[-1].utterance.start == pytest.approx(1.0, abs=0.03)
+    assert heard[-1].utterance.end == pytest.approx(2.15, abs=0.03)
+    # the joined reading heard both: the call's audio and the name's
+    assert max(rec.backend.decoded) > 1.5
+
+
+@pytest.mark.parametrize(
+    "events",
+    [
+        ((1.0, 300, 0.3), (2.1, 4500, 0.4)),  # too long after the call to be its name
+        ((1.0, 500, 0.3), (1.75, 4500, 0.4)),  # after a claim: nothing is read again
+    ],
+)
+def test_only_words_just_after_a_bare_call_are_read_again_with_it(events):
+    rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table(*events))
+    assert len(heard) == 1 and heard[0].intent.to_dict() in (
+        {"type": "call", "caller": None},
+        {"type": "claim", "count": 2, "rank": "A"},
+    )
+    assert max(rec.backend.decoded) < 1.5  # each utterance read alone (pre-roll and all)

@@ -86,6 +86,12 @@ ECHO_CARRY_S = 0.14
 #: long utterance (one more call invented in 20 minutes of bench/speech/chatter)
 SPLIT_PAUSE_S = 0.08
 SPLIT_MAX_S = 2.0
+#: an utterance that reads as nothing legal, begun at most this long after one read as a
+#: bare call, is read again joined to that call: "cheat, Alice!" with a comma longer than
+#: the gate's hangover is two utterances, and in 10 dB noise whisper read the first
+#: "cheat" and the second, "Alice" alone, as nothing (both times, bench/speech); the two
+#: read together, "cheat alice". Only a call naming its caller is taken from there
+REJOIN_GAP_S = 0.6
 
 
 def _frames(seconds: float) -> int:
@@ -219,6 +225,8 @@ class Recognizer:
         self._segmenter: Segmenter | None = None
         #: the last finished utterance (:meth:`read_from`)
         self._last_final: Segment | None = None
+        #: the last finished utterance, when it was read as a bare call (:meth:`_rejoined`)
+        self._bare_call: Segment | None = None
         self.set_context(context or ListenContext())
         self.start()
 
@@ -326,7 +334,7 @@ class Recognizer:
         """The final result for a finished utterance; an early reading stands only when the
         whole of it was not chatter (see :func:`_confirm`). A long one that says nothing legal
         may hold a command in its loudest words (``LONG_UTTERANCE_S``)."""
-        self._last_final = segment
+        self._last_final, bare_call, self._bare_call = segment, self._bare_call, None
         if self._halved and early is not None and early.utterance.start == segment.start:
             return _confirm(early, segment)  # read in halves, early: the whole says no more
         chatter = self._recognize(segment, final=True).chatter  # _decide reuses it
@@ -338,12 +346,33 @@ class Recognizer:
                 or self._name_confirmed(segment, early)
                 or self._name_first(segment)
             )
+        if heard is None and bare_call is not None:
+            heard = self._rejoined(bare_call, segment)
+        if heard is not None and heard.intent.type == "call" and heard.intent.caller is None:
+            self._bare_call = segment
         if heard is None and segment.end - segment.start >= LONG_UTTERANCE_S:
             stretch = loudest_stretch(segment.audio)
             if stretch is not None:
                 words = self._decide(segment.stretch(*stretch), partial=False)
                 if words is not None and words.intent.type in STRETCH_TYPES:
                     return words
+        return heard
+
+    def _rejoined(self, call: Segment, segment: Segment) -> Heard | None:
+        """``segment``, read as nothing legal, read again joined to the bare call just
+        before it (``REJOIN_GAP_S``): the call with its caller's name, stamped with the
+        call's onset (the same call, now named), or None."""
+        if segment.start - call.end > REJOIN_GAP_S or segment.end - call.start > SPLIT_MAX_S:
+            return None
+        t0 = call.start if call.audio_start is None else call.audio_start
+        t1 = segment.start if segment.audio_start is None else segment.audio_start
+        cut = round((t1 - t0) * SAMPLE_RATE)
+        gap = np.zeros(max(0, cut - len(call.audio)), np.float32)
+        audio = np.concatenate([call.audio[: max(0, cut)], gap, segment.audio])
+        joined = Segment(call.start, segment.end, audio, True, t0)
+        heard = self._decide(joined, partial=False)
+        if heard is None or heard.intent.type != "call" or heard.intent.caller is None:
+            return None
         return heard
 
     def read_from(self, start: float, t: float) -> Heard | None:
@@ -491,6 +520,7 @@ class Recognizer:
         self._last_partial = 0
         self._called_early = False
         self._early: Heard | None = None
+        self._bare_call = None
         #: a claim the last periodic re-read of the words in progress said, held
         #: (:meth:`_steady`)
         self._unsteady: Heard | None = None
