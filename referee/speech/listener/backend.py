@@ -8,10 +8,12 @@ final one):
 
 - whisper's reading stands when the head agrees on its kind, or is unsure;
 - a reading the head is sure is no game phrase is dropped (chatter, non-game words), and so
-  is a faint claim or call (whisper's confidence under ``FAINT``) the head takes more for no
-  game phrase than for any (``DOUBT_NONE``): babble read "three four" at 0.22 with fours
-  due, the head giving none 0.51, derailed a room game; on bench/speech (64 a set) it
-  dropped no claim or call of any set and one short word of the clean set;
+  is a faint claim, call or command (whisper's confidence under ``FAINT``) the head takes
+  more for no game phrase than for any (``DOUBT_NONE``): babble read "three four" at 0.22
+  with fours due, the head giving none 0.51, derailed a room game; a clean "music" read
+  "new game" at 0.25 (none 0.72) and "sure" read "score" at 0.27 (none 0.79). On
+  bench/speech (64 a set) it dropped no claim, call or command of any set, and those two
+  and one more short word of the clean set;
 - a reading whisper-constrained forced onto the phrases is dropped when the head all but
   rules its kind out and hears another game kind (``OTHER_MAX``);
 - where whisper's free reading is nothing legal (under babble it mostly heard nothing at all)
@@ -60,8 +62,8 @@ from referee.speech.vocab import ListenContext, interpret
 MODEL = Path(__file__).resolve().parents[3] / "models" / "listener.onnx"
 #: the head's probability of "none" above which a reading whisper kept is dropped
 REJECT = 0.9
-#: ...and above which a claim or call whisper read with less than ``FAINT`` confidence is
-#: dropped too (see the module docstring)
+#: ...and above which a claim, call or command whisper read with less than ``FAINT``
+#: confidence is dropped too (see the module docstring)
 DOUBT_NONE = 0.5
 FAINT = 0.3
 #: the head's probability of a game kind above which a reading is made of that kind
@@ -219,7 +221,7 @@ class ListenerBackend(ConstrainedWhisperBackend):
         if kind == "none":
             faint = (
                 heard is not None
-                and heard.type in ("claim", "call")
+                and heard.type in ("claim", "call", "command")
                 and sure >= DOUBT_NONE
                 and base.confidence < FAINT
             )
