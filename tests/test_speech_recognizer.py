@@ -606,19 +606,22 @@ def test_babble_well_under_the_last_words_is_not_someone_speaking():
 
 
 class FaintNameBackend(ToneBackend):
-    """Reads a name said alone after a pause (pitch 4500) as nothing, as whisper read
-    "Alice" alone in 10 dB noise, and the call before it and the name together as
+    """Reads a name said alone after a pause as nothing (pitch 4500), as whisper read
+    "Alice" alone in 10 dB noise, or as another name (4700: "ben"), as "Cara" alone was
+    read "dev" in a 20 dB kitchen; and the call before it and the name together as
     "cheat alice"."""
 
     def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
         spectrum = np.abs(np.fft.rfft(audio))
         hz = np.fft.rfftfreq(len(audio), 1 / SAMPLE_RATE)
-        energy = {f: spectrum[np.abs(hz - f) < 30].max() for f in (300, 500, 4500)}
+        energy = {f: spectrum[np.abs(hz - f) < 30].max() for f in (300, 500, 4500, 4700)}
         strong = {f for f, e in energy.items() if e > 0.3 * max(energy.values())}
         self.decoded.append(len(audio) / SAMPLE_RATE)
         self.finals.append(final)
-        if strong == {300, 4500}:
+        if strong in ({300, 4500}, {300, 4700}):
             return Hypothesis("cheat alice", 0.5)
+        if strong == {4700}:
+            return Hypothesis("ben", 0.5)
         if strong == {500, 4500}:
             return Hypothesis("two aces alice", 0.5)
         if strong == {4500}:
@@ -654,3 +657,17 @@ def test_only_words_just_after_a_bare_call_are_read_again_with_it(events):
         {"type": "claim", "count": 2, "rank": "A"},
     )
     assert max(rec.backend.decoded) < 1.5  # each utterance read alone (pre-roll and all)
+
+
+def test_a_name_just_after_a_bare_call_is_read_with_it_at_its_first_pause():
+    """In a 20 dB kitchen "Cara" after "cheat," read alone at its pause was "dev", paired
+    with the call and acted on as Dev's (bench/table). Read joined to the call it is the
+    caller's own name, known at that pause."""
+    rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = list(rec.utterances(ArraySource(table((1.0, 300, 0.3), (1.75, 4700, 0.4)))))
+    callers = [h.intent.caller for h in heard if h.intent.type == "call"]
+    assert "Ben" not in callers and callers[-1] == "Alice"
+    early = next(h for h in heard if h.utterance.partial and h.intent.caller == "Alice")
+    assert early.utterance.start == pytest.approx(1.0, abs=0.03)
+    assert early.decided_at < 2.15 + 0.1  # at the pause after the name, not its final
+    assert all(h.intent.type != "name" for h in heard)
