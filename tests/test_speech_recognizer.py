@@ -684,9 +684,7 @@ def test_a_seat_just_after_a_bare_call_is_taken_only_once_it_is_said_whole():
     """ "cheat, ... player three!" in 20 dB noise: at the pause inside "play-er" the words
     since the call, read with it, were "cheat play a" (Alice's seat); the whole, "cheat
     play a three" (bench/speech/named.py). By seat, the final decides."""
-    rec = Recognizer(
-        FaintNameBackend(), context=ListenContext(players=("Alice", "Ben", "Cara"))
-    )
+    rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben", "Cara")))
     audio = table((1.0, 300, 0.3), (1.75, 4900, 0.25), (2.1, 5100, 0.3))
     heard = list(rec.utterances(ArraySource(audio)))
     callers = [h.intent.caller for h in heard if h.intent.type == "call"]
