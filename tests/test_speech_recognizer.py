@@ -689,3 +689,17 @@ def test_a_seat_just_after_a_bare_call_is_taken_only_once_it_is_said_whole():
     heard = list(rec.utterances(ArraySource(audio)))
     callers = [h.intent.caller for h in heard if h.intent.type == "call"]
     assert "Alice" not in callers and callers[-1] == "Cara"
+
+
+def test_a_bare_call_just_after_words_read_as_nothing_is_read_with_them():
+    """ "Cara, ... cheat!" under babble: the gate closed at the comma, "Cara" alone read as
+    nothing, and her call was bare (bench/table findings §21). Read joined to the words
+    just before it, it names her: stamped with her name's onset, as "Ben ... cheat!" is."""
+    rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 4500, 0.4), (1.75, 300, 0.3)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": "Alice"}]
+    assert heard[0].utterance.start == pytest.approx(1.0, abs=0.03)
+    # words long before the call are not its caller's name
+    rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 4500, 0.4), (2.4, 300, 0.3)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]

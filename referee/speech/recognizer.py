@@ -92,7 +92,10 @@ SPLIT_MAX_S = 2.0
 #: 10 dB noise whisper read "Alice" alone as nothing (both times, bench/speech); in a 20 dB
 #: kitchen the first 0.46 s of "Cara" alone read "dev", and Dev was credited with her call
 #: (bench/table). Read together, "cheat alice", "cheat cara". Only a call naming its
-#: caller is taken from there; else the words are read alone, as ever
+#: caller is taken from there; else the words are read alone, as ever. So is a bare call
+#: begun this soon after words read as nothing, joined to them (whole readings only):
+#: "Cara, ... cheat!" under babble, the gate closed at the comma and "Cara" alone read
+#: nothing (bench/table findings §21)
 REJOIN_GAP_S = 0.6
 
 
@@ -227,8 +230,10 @@ class Recognizer:
         self._segmenter: Segmenter | None = None
         #: the last finished utterance (:meth:`read_from`)
         self._last_final: Segment | None = None
-        #: the last finished utterance, when it was read as a bare call (:meth:`_rejoined`)
+        #: the last finished utterance, when it was read as a bare call, or as nothing legal
+        #: (:meth:`_rejoined`)
         self._bare_call: Segment | None = None
+        self._unread: Segment | None = None
         self.set_context(context or ListenContext())
         self.start()
 
@@ -337,6 +342,7 @@ class Recognizer:
         whole of it was not chatter (see :func:`_confirm`). A long one that says nothing legal
         may hold a command in its loudest words (``LONG_UTTERANCE_S``)."""
         self._last_final, bare_call, self._bare_call = segment, self._bare_call, None
+        unread, self._unread = self._unread, None
         if self._halved and early is not None and early.utterance.start == segment.start:
             return _confirm(early, segment)  # read in halves, early: the whole says no more
         joined = self._rejoined(bare_call, segment, partial=False)
@@ -351,7 +357,11 @@ class Recognizer:
                 or self._name_confirmed(segment, early)
                 or self._name_first(segment)
             )
-        if heard is not None and heard.intent.type == "call" and heard.intent.caller is None:
+        bare = heard is not None and heard.intent.type == "call" and heard.intent.caller is None
+        named = self._rejoined(unread, segment, partial=False) if bare else None
+        if named is not None:
+            return named  # "Cara, ... cheat!", her name read alone as nothing
+        if bare:
             self._bare_call = segment
         if heard is None and segment.end - segment.start >= LONG_UTTERANCE_S:
             stretch = loudest_stretch(segment.audio)
@@ -359,22 +369,26 @@ class Recognizer:
                 words = self._decide(segment.stretch(*stretch), partial=False)
                 if words is not None and words.intent.type in STRETCH_TYPES:
                     return words
+        if heard is None:
+            self._unread = segment
         return heard
 
-    def _rejoined(self, call: Segment | None, segment: Segment, partial: bool) -> Heard | None:
-        """The words of ``segment``, begun just after a bare call (``REJOIN_GAP_S``), read
-        joined to it: the call with its caller's name, stamped with the call's onset (the
-        same call, now named), or None (``segment`` is then read alone)."""
-        if call is None or segment.start - call.end > REJOIN_GAP_S:
+    def _rejoined(self, first: Segment | None, segment: Segment, partial: bool) -> Heard | None:
+        """``segment`` read joined to ``first``, the utterance that ended just before it
+        (``REJOIN_GAP_S``): a bare call and the words after it, or words read as nothing
+        and the bare call after them. The call with its caller's name, stamped with
+        ``first``'s onset (the same call, now named, as :func:`merge_caller` stamps
+        "Ben ... cheat!"), or None."""
+        if first is None or segment.start - first.end > REJOIN_GAP_S:
             return None
-        if segment.end - call.start > SPLIT_MAX_S:
+        if segment.end - first.start > SPLIT_MAX_S:
             return None
-        t0 = call.start if call.audio_start is None else call.audio_start
+        t0 = first.start if first.audio_start is None else first.audio_start
         t1 = segment.start if segment.audio_start is None else segment.audio_start
         cut = round((t1 - t0) * SAMPLE_RATE)
-        gap = np.zeros(max(0, cut - len(call.audio)), np.float32)
-        audio = np.concatenate([call.audio[: max(0, cut)], gap, segment.audio])
-        joined = Segment(call.start, segment.end, audio, segment.done, t0)
+        gap = np.zeros(max(0, cut - len(first.audio)), np.float32)
+        audio = np.concatenate([first.audio[: max(0, cut)], gap, segment.audio])
+        joined = Segment(first.start, segment.end, audio, segment.done, t0)
         heard = self._decide(joined, partial=partial, full=True)
         if heard is not None and partial and _SEAT_LAST.search(heard.utterance.text):
             # a pause inside the words may come before the seat is said: "cheat, ...
@@ -531,6 +545,7 @@ class Recognizer:
         self._called_early = False
         self._early: Heard | None = None
         self._bare_call = None
+        self._unread = None
         #: a claim the last periodic re-read of the words in progress said, held
         #: (:meth:`_steady`)
         self._unsteady: Heard | None = None
