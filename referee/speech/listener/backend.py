@@ -95,6 +95,13 @@ LEGAL_RANK_MIN = 0.25
 #: on the head's held-out clips (shards 9, 19, 29, 39), not the benches: true claims below it
 #: 0% quiet, 1.4% noise, 5.6% babble (those wait for their final); calls 97%, 98%, 88%
 DOUBT_CLAIM = 0.1
+#: ...and dropped when the head hears another of the game's moves more than everything else
+#: together (its likeliest kind, at least this): under 10 dB babble a "B.S.!" read "four
+#: kings" (kings due; the head: call 0.60, claims 0.09) would have been Ben's claim, and in
+#: bench/speech/chatter babble read "two nines" (name 0.56, claims 0.03) was one. On
+#: bench/speech (64 a set) no true claim had the head's claims under 0.1 and another kind
+#: at 0.5 or more; real lone counts (fsdd "three" with threes due) are the head's counts
+DOUBT_OTHER = 0.5
 #: a reading whisper-constrained forced onto the table's phrases (``guessed``: its free
 #: reading was none of them) is dropped when the head gives its kind under ``OTHER_MAX`` and
 #: another of the game's kinds at least ``OTHER_MIN``: the head heard something, and not
@@ -222,6 +229,8 @@ class ListenerBackend(ConstrainedWhisperBackend):
         if heard is not None and doubted and self._heard_otherwise(heard.type, p):
             return Hypothesis("", chatter=False)  # see OTHER_MAX
         if heard is not None and heard.type == "claim" and self._claim_p(p) < DOUBT_CLAIM:
+            if sure >= DOUBT_OTHER and kind not in ("none", "claim", "count"):
+                return Hypothesis("", chatter=False)  # see DOUBT_OTHER
             base = replace(base, guessed=True)  # see DOUBT_CLAIM
         if kind == "none":
             faint = (
