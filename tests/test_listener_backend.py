@@ -79,6 +79,23 @@ class _Head:
         return self.out
 
 
+def _read_with(backend, monkeypatch, reading, kinds: dict[str, float]):
+    """``backend``'s answer when whisper-constrained reads ``reading`` (a Hypothesis) and the
+    head gives these kinds (the rest 0)."""
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+
+    monkeypatch.setattr(
+        ConstrainedWhisperBackend, "decode", lambda self, audio, final=True: reading
+    )
+    head = _Head("none")
+    head.out["kind"][:] = 0.0
+    for kind, p in kinds.items():
+        head.out["kind"][KINDS.index(kind)] = p
+    monkeypatch.setattr(backend, "head", head)
+    backend._last = (None, np.zeros((1, 300, 384), np.float32), None)
+    return backend.decode(_hum())
+
+
 def test_a_reading_the_head_is_sure_is_no_game_phrase_is_dropped(backend, monkeypatch):
     _play(backend)
     audio = _clip("cheat!")
@@ -203,22 +220,13 @@ def test_a_faint_claim_the_head_takes_for_no_game_phrase_is_dropped(
     "new game" at 0.25, the head giving none 0.72 (bench/speech's short words). A command
     forced onto the phrases is not made sure by its confidence (20 dB noise's "sure" forced
     to "score" at 0.31, none 0.88); a claim is (real speakers' lone "three", threes due)."""
-    from referee.speech.backends.whisper import ConstrainedWhisperBackend
     from referee.speech.types import Hypothesis
 
     _play(backend, "4")
-    monkeypatch.setattr(
-        ConstrainedWhisperBackend, "decode",
-        lambda self, audio, final=True: Hypothesis(said, confidence, guessed=guessed),
-    )  # fmt: skip
-    head = _Head("none")
-    head.out["kind"][:] = 0.0
-    head.out["kind"][KINDS.index("none")] = 0.55
-    head.out["kind"][KINDS.index(kind)] = 0.45
-    monkeypatch.setattr(backend, "head", head)
-    backend._last = (None, np.zeros((1, 300, 384), np.float32), None)
+    reading = Hypothesis(said, confidence, guessed=guessed)
+    heard = _read_with(backend, monkeypatch, reading, {"none": 0.55, kind: 0.45})
     kept = confidence > 0.3 and not (guessed and kind == "command")
-    assert (backend.decode(_hum()).text == said) is kept
+    assert (heard.text == said) is kept
 
 
 def test_a_phrase_made_by_the_head_skips_whispers_second_reading(backend, monkeypatch):
@@ -276,22 +284,12 @@ def test_a_forced_reading_the_head_hears_as_another_kind_is_dropped(
     """A kitchen's "show it" forced onto the phrases as "bullshit" (guessed), the head giving
     a name 0.75 and a call nothing, was an invented call (bench/speech/chatter). Whisper's
     own reading stands, and so does a forced one the head gives some chance."""
-    from referee.speech.backends.whisper import ConstrainedWhisperBackend
     from referee.speech.types import Hypothesis
 
     _play(backend, "9")
-    monkeypatch.setattr(
-        ConstrainedWhisperBackend, "decode",
-        lambda self, audio, final=True: Hypothesis("bullshit", 0.18, guessed=guessed),
-    )  # fmt: skip
-    head = _Head("name")
-    head.out["kind"][:] = 0.0
-    head.out["kind"][KINDS.index("call")] = call_p
-    head.out["kind"][KINDS.index("none")] = 0.25 - call_p / 2
-    head.out["kind"][KINDS.index("name")] = 0.75 - call_p / 2
-    monkeypatch.setattr(backend, "head", head)
-    backend._last = (None, np.zeros((1, 300, 384), np.float32), None)
-    assert (backend.decode(_hum()).text == "bullshit") is kept
+    reading = Hypothesis("bullshit", 0.18, guessed=guessed)
+    kinds = {"call": call_p, "none": 0.25 - call_p / 2, "name": 0.75 - call_p / 2}
+    assert (_read_with(backend, monkeypatch, reading, kinds).text == "bullshit") is kept
 
 
 @pytest.mark.parametrize(("command_p", "kept"), [(0.0, False), (0.2, True)])
@@ -301,21 +299,12 @@ def test_a_command_whisper_read_that_the_head_hears_as_another_kind_is_dropped(
     """Babble read "the one undo" (whisper's own reading, not forced), the head giving a claim
     0.99: an invented undo takes a real move back. A command the head gives some chance
     stands."""
-    from referee.speech.backends.whisper import ConstrainedWhisperBackend
     from referee.speech.types import Hypothesis
 
     _play(backend, "A")
-    monkeypatch.setattr(
-        ConstrainedWhisperBackend, "decode",
-        lambda self, audio, final=True: Hypothesis("the one undo", 0.33),
-    )  # fmt: skip
-    head = _Head("claim")
-    head.out["kind"][:] = 0.0
-    head.out["kind"][KINDS.index("command")] = command_p
-    head.out["kind"][KINDS.index("claim")] = 1.0 - command_p
-    monkeypatch.setattr(backend, "head", head)
-    backend._last = (None, np.zeros((1, 300, 384), np.float32), None)
-    assert (backend.decode(_hum()).text == "the one undo") is kept
+    reading = Hypothesis("the one undo", 0.33)
+    kinds = {"command": command_p, "claim": 1.0 - command_p}
+    assert (_read_with(backend, monkeypatch, reading, kinds).text == "the one undo") is kept
 
 
 @pytest.mark.parametrize(("call_p", "kept"), [(0.6, False), (0.4, True)])
@@ -325,21 +314,10 @@ def test_a_claim_the_head_doubts_while_hearing_another_move_is_dropped(
     """Under 10 dB babble a "B.S.!" read "four kings" (kings due), the head giving a call
     0.60 and claims 0.09, would have been a claim nobody made. While the head hears no
     other move as its likeliest by half, the claim stands (doubted: see DOUBT_CLAIM)."""
-    from referee.speech.backends.whisper import ConstrainedWhisperBackend
     from referee.speech.types import Hypothesis
 
     _play(backend, "K")
-    monkeypatch.setattr(
-        ConstrainedWhisperBackend, "decode",
-        lambda self, audio, final=True: Hypothesis("four kings", 0.5),
-    )  # fmt: skip
-    head = _Head("call")
-    head.out["kind"][:] = 0.0
-    head.out["kind"][KINDS.index("claim")] = 0.09
-    head.out["kind"][KINDS.index("call")] = call_p
-    head.out["kind"][KINDS.index("none")] = 0.91 - call_p
-    monkeypatch.setattr(backend, "head", head)
-    backend._last = (None, np.zeros((1, 300, 384), np.float32), None)
-    heard = backend.decode(_hum())
+    kinds = {"claim": 0.09, "call": call_p, "none": 0.91 - call_p}
+    heard = _read_with(backend, monkeypatch, Hypothesis("four kings", 0.5), kinds)
     assert (heard.text == "four kings") is kept
     assert heard.guessed or not kept
