@@ -27,7 +27,8 @@ WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely 
          1100: "three kings", 1300: "alice cheat", 1500: CHATTER, 1700: GUESSED,
          1900: MENDED, 2100: TAIL, 2300: "cara", 3300: "undo", 2700: "two twos",
          3100: MENDED_CLAIM, 3500: "cheat alice", 3700: TAIL_LOST,
-         3900: TAIL_CLAIM, 4100: GUESSED_CALL, 4300: NAME_BEGUN}  # fmt: skip
+         3900: TAIL_CLAIM, 4100: GUESSED_CALL, 4300: NAME_BEGUN,
+         5300: "liar three one"}  # fmt: skip
 
 
 class ToneBackend:
@@ -702,4 +703,15 @@ def test_a_bare_call_just_after_words_read_as_nothing_is_read_with_them():
     # words long before the call are not its caller's name
     rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben")))
     heard = finals(rec, table((1.0, 4500, 0.4), (2.4, 300, 0.3)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
+
+
+def test_a_blip_is_not_read_as_many_words():
+    """0.06 s of loud sound, read with its pre-roll, was "liar three one": a call invented in
+    bench/speech/chatter. A reading's words after its first need 0.1 s of the utterance
+    each; the same words said at length are heard, and one word stands however short."""
+    assert finals(recognizer(), table((1.0, 5300, 0.06))) == []
+    heard = finals(recognizer(), table((1.0, 5300, 0.4)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
+    heard = finals(recognizer(), table((1.0, 300, 0.06)))
     assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]

@@ -62,6 +62,11 @@ PARTIAL_MAX_S = 1.5
 EARLY_TYPES = frozenset({"call", "claim", "name"})
 #: a name and a call this close together are one call by that player ("Ben... cheat!")
 NAME_CALL_GAP_S = 1.0
+#: each word of a reading after its first needs at least this much of the utterance (onset
+#: to the end of its words): 0.06 s of loud sound read with its pre-roll as "liar three
+#: one" was a call invented in bench/speech/chatter. Not a floor on the utterance itself: a
+#: real "six" (fsdd) lasts 0.08 s over the gate, and a one-word reading always stands
+WORD_MIN_S = 0.1
 #: the ears' shuttings kept (``Recognizer.mutes``)
 MUTES_KEPT = 2000
 #: an utterance at least this long that reads as nothing legal is read again from its loudest
@@ -506,6 +511,8 @@ class Recognizer:
             return None
         if partial and intent.type == "claim" and hypothesis.text in COUNT_WORDS:
             return None  # "four" with fours due may be the start of "four fours": the final says
+        if len(hypothesis.text.split()) > 1 + (segment.end - segment.start) / WORD_MIN_S:
+            return None  # see WORD_MIN_S
         utterance = Utterance(
             segment.start, segment.end, hypothesis.text, hypothesis.confidence, partial
         )
