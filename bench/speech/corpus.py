@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -223,6 +224,48 @@ def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]
         ctx = {"rank_due": None, "max_count": 9}
         label = f"{text} [{voice} s{speed} p{pitch}]"
         clips.append(Clip("synth short words, all legal", label, audio, end, None, "none", ctx))
+    return clips
+
+
+#: the reverberant sets' rooms: pyroomacoustics shoeboxes as the listener's training rooms
+#: are made (``referee.speech.listener.data.Rooms``: a laptop on a table, the talker 0.8-1.5 m
+#: away, RT60 0.3-0.7 s), drawn from another seed: no room of the training clips
+ROOM_SEED = 11
+ROOM_COUNT = 16
+
+
+def reverberant_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]:
+    """The game phrases of :func:`synthetic_sets`'s clean and babble sets, each drawn anew
+    and said in a reverberant room (#21: within 3 points of dry); [] without
+    pyroomacoustics (the ``train`` extra). Drawn from their own generators, so the other
+    sets stay the clips they always were."""
+    try:
+        from referee.speech.listener.data import Rooms
+    except ImportError:
+        return []
+    try:
+        rooms = Rooms(cache.root, count=ROOM_COUNT, seed=ROOM_SEED)
+    except ImportError:
+        print("pyroomacoustics missing: no reverberant sets", file=sys.stderr)
+        return []
+    rng = random.Random(seed * 1000 + ROOM_SEED)
+    nrng = np.random.default_rng(seed * 1000 + ROOM_SEED)
+    clips: list[Clip] = []
+    for set_name in ("synth reverb", "synth reverb babble 10 dB"):
+        for i in range(per_set):
+            text, expected, kind = GAME_PHRASES[i % len(GAME_PHRASES)]
+            voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
+            dry = cache.get(text, voice, speed, pitch)
+            wet = rooms.apply(dry, rng)  # the room's tail runs on 0.3 s past the words
+            audio, end = place(wet, tail_s=0.5)
+            end -= 0.3
+            if "babble" in set_name:
+                audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), 10, 0.1, nrng)
+            rank_due = expected.get("rank") or rng.choice(RANKS)
+            phase = {"name": "who_called", "count": None}.get(kind, "play")
+            label = f"{text} [{voice} s{speed} p{pitch}]"
+            ctx = {"rank_due": rank_due, "phase": phase}
+            clips.append(Clip(set_name, label, audio, end, expected, kind, ctx))
     return clips
 
 

@@ -26,6 +26,7 @@ from bench.speech.corpus import (
     SynthCache,
     cards_clips,
     real_sets,
+    reverberant_sets,
     synthetic_sets,
 )
 from referee.game.cards import RANKS
@@ -257,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     cache = SynthCache(args.cache or Path(user_cache_dir("referee")) / "bench-speech")
     started = time.perf_counter()
     print("building corpus...", file=sys.stderr, flush=True)
-    clips = synthetic_sets(cache, args.per_set)
+    clips = synthetic_sets(cache, args.per_set) + reverberant_sets(cache, args.per_set)
     real = real_sets()
     if args.real_limit:
         real = real[:: max(1, len(real) // args.real_limit)]
@@ -276,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     notes = (
         f"{args.per_set} synthetic clips per set (espeak-ng, 9 voices x 4 speeds x 3 pitches); "
         "real noise beds from noise_speechcommands_bg; babble = 3 espeak talkers; short words: "
-        f"{len(SHORT_WORDS)} short non-game words and phrases. Context: "
+        f"{len(SHORT_WORDS)} short non-game words and phrases; reverb: the clean and babble "
+        "phrases drawn anew in 16 reverberant rooms (pyroomacoustics, RT60 0.3-0.7 s, talker "
+        "0.8-1.5 m from a laptop on a table; not the listener's training rooms). Context: "
         f"players {', '.join(PLAYERS)}, rank due known (the claim's rank for claims), max count 4; "
         "each phrase heard in the phase the live referee would be in (claims, calls, passes, "
         "commands and table chatter during play; names when asking who called); the bare count, "
