@@ -321,3 +321,25 @@ def test_a_claim_the_head_doubts_while_hearing_another_move_is_dropped(
     heard = _read_with(backend, monkeypatch, Hypothesis("four kings", 0.5), kinds)
     assert (heard.text == "four kings") is kept
     assert heard.guessed or not kept
+
+
+@pytest.mark.parametrize(
+    ("command_p", "likely", "made"), [(0.99, 0.2, True), (0.99, 0.011, False), (0.95, 0.2, False)]
+)
+def test_a_command_is_made_only_when_the_head_is_all_but_certain_and_the_decoder_agrees(
+    backend, monkeypatch, command_p, likely, made
+):
+    """Under babble Ben's "undo that", whisper reading "i do that", the head a command 1.0,
+    went unheard (bench/table). Made of 40 minutes of chatter's babble, "undo" came at
+    0.010-0.011: the decoder all but ruled the phrase out (MADE_COMMAND_MIN)."""
+    import math
+
+    from referee.speech.types import Hypothesis
+
+    _play(backend, "A")
+    monkeypatch.setattr(
+        type(backend), "_choose", lambda self, *a: ("undo", math.log(likely), math.inf)
+    )
+    kinds = {"command": command_p, "none": 1.0 - command_p}
+    heard = _read_with(backend, monkeypatch, Hypothesis("i do that", 0.4), kinds)
+    assert (heard.text == "undo" and heard.guessed) is made

@@ -122,11 +122,19 @@ OTHER_MIN = 0.3
 HEAD_WEIGHT = 1.0
 #: the kinds the head knows; contexts listening for any other keep whisper's reading
 KNOWN = frozenset(KINDS[1:])
-#: the kinds the head makes a phrase of where whisper heard none: the game's own moves. Not
-#: commands, passes or bare counts: in 20 minutes of bench/speech/chatter (v3 head) it made
-#: "undo" twice, "take that back" and "clear the pile" of babble, and an invented "undo"
-#: silently takes back a real move, where a missed one is only said again
-MADE = frozenset({"claim", "call", "name"})
+#: the kinds the head makes a phrase of where whisper heard none: the game's own moves, and
+#: commands it is all but certain of. Not passes or bare counts. Commands only at
+#: ``MAKE_COMMAND`` and made at least ``MADE_COMMAND_MIN`` likely: an invented "undo" takes a
+#: real move back (in 20 minutes of bench/speech/chatter the v3 head made "undo" twice,
+#: "take that back" and "clear the pile" of babble), but a missed one leaves the table on a
+#: wrong move: in a babble room game Ben's "undo" and "undo that", whisper reading "the ten
+#: views" and "i do that", the head a command 0.99-1.0, went unheard, and six undos were said
+#: for one misheard claim (bench/table findings §22). Made at 0.98 with no floor, 40 minutes
+#: of chatter had three undos, each made at 0.010-0.011 (the decoder's mean log-prob of the
+#: phrase about -4.6); the room's true ones were made at 0.08-0.58
+MADE = frozenset({"claim", "call", "name", "command"})
+MAKE_COMMAND = 0.98
+MADE_COMMAND_MIN = 0.05
 CLAIM, COUNT = KINDS.index("claim"), KINDS.index("count")
 _SEAT_WORD = re.compile(rf"\b(?:{'|'.join(SEAT_WORDS)})\b")
 
@@ -250,6 +258,8 @@ class ListenerBackend(ConstrainedWhisperBackend):
             return False
         if kind == "name" and not asking_for_a_name(self.ctx):
             return False
+        if kind == "command" and sure < MAKE_COMMAND:
+            return False  # see MADE
         # a claim of another rank, clearly heard, is not mended onto the rank due
         return kind != "claim" or self._legal_rank_p(p) >= LEGAL_RANK_MIN
 
@@ -269,6 +279,8 @@ class ListenerBackend(ConstrainedWhisperBackend):
         if not text or interpret(text, self.ctx) is None:
             return None
         confidence = sure * math.exp(min(0.0, score))
+        if kind == "command" and confidence < MADE_COMMAND_MIN:
+            return None  # see MADE
         if kind == "call" and confidence < NAMED_MIN and margin < NAMED_MARGIN:
             text = call_word(text) or text  # see NAMED_MIN: the call stands, its caller asked
         # the name in it was weighed against every player's by _choose, whole phrases as
