@@ -96,7 +96,7 @@ LEGAL_RANK_MIN = 0.25
 #: 0% quiet, 1.4% noise, 5.6% babble (those wait for their final); calls 97%, 98%, 88%
 DOUBT_CLAIM = 0.1
 #: ...and dropped when the head hears another of the game's moves more than everything else
-#: together (its likeliest kind, at least this): under 10 dB babble a "B.S.!" read "four
+#: together (at least this): under 10 dB babble a "B.S.!" read "four
 #: kings" (kings due; the head: call 0.60, claims 0.09) would have been Ben's claim, and in
 #: bench/speech/chatter babble read "two nines" (name 0.56, claims 0.03) was one. On
 #: bench/speech (64 a set) no true claim had the head's claims under 0.1 and another kind
@@ -137,6 +137,12 @@ MAKE_COMMAND = 0.98
 MADE_COMMAND_MIN = 0.05
 CLAIM, COUNT = KINDS.index("claim"), KINDS.index("count")
 _SEAT_WORD = re.compile(rf"\b(?:{'|'.join(SEAT_WORDS)})\b")
+
+
+def _alike(kind: str) -> set[str]:
+    """The head's kinds that say ``kind``: a claim is also a count said alone ("Two." with
+    twos due)."""
+    return {"claim", "count"} if kind in ("claim", "count") else {kind}
 
 
 def asking_for_a_name(ctx: ListenContext) -> bool:
@@ -237,7 +243,7 @@ class ListenerBackend(ConstrainedWhisperBackend):
         if heard is not None and doubted and self._heard_otherwise(heard.type, p):
             return Hypothesis("", chatter=False)  # see OTHER_MAX
         if heard is not None and heard.type == "claim" and self._claim_p(p) < DOUBT_CLAIM:
-            if sure >= DOUBT_OTHER and kind not in ("none", "claim", "count"):
+            if self._other_move("claim", p) >= DOUBT_OTHER:
                 return Hypothesis("", chatter=False)  # see DOUBT_OTHER
             base = replace(base, guessed=True)  # see DOUBT_CLAIM
         if kind == "none":
@@ -298,13 +304,16 @@ class ListenerBackend(ConstrainedWhisperBackend):
     def _heard_otherwise(self, kind: str, p: dict[str, np.ndarray]) -> bool:
         """Whether the head all but rules ``kind`` out and hears another of the game's kinds
         (see ``OTHER_MAX``). A claim's kind includes a count said alone (:meth:`_claim_p`)."""
-        alike = {"claim", "count"} if kind in ("claim", "count") else {kind}
+        alike = _alike(kind)
         if sum(float(p["kind"][KINDS.index(k)]) for k in alike) >= OTHER_MAX:
             return False
-        others = [
-            float(p["kind"][i]) for i, k in enumerate(KINDS) if k != "none" and k not in alike
-        ]
-        return max(others) >= OTHER_MIN
+        return self._other_move(kind, p) >= OTHER_MIN
+
+    @staticmethod
+    def _other_move(kind: str, p: dict[str, np.ndarray]) -> float:
+        """The head's probability of its likeliest game kind other than ``kind``'s."""
+        alike = _alike(kind)
+        return max(float(p["kind"][i]) for i, k in enumerate(KINDS) if k not in {"none", *alike})
 
     def _legal_rank_p(self, p: dict[str, np.ndarray]) -> float:
         return float(sum(p["rank"][RANKS.index(r)] for r in self.ctx.legal_ranks))
