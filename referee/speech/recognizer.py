@@ -235,10 +235,9 @@ class Recognizer:
         self._segmenter: Segmenter | None = None
         #: the last finished utterance (:meth:`read_from`)
         self._last_final: Segment | None = None
-        #: the last finished utterance, when it was read as a bare call, or as nothing legal
-        #: (:meth:`_rejoined`)
-        self._bare_call: Segment | None = None
-        self._unread: Segment | None = None
+        #: how that utterance read, where the next may be read joined to it
+        #: (:meth:`_rejoined`): "bare call", "nothing" (nothing legal), or None
+        self._last_read: str | None = None
         self.set_context(context or ListenContext())
         self.start()
 
@@ -346,11 +345,11 @@ class Recognizer:
         """The final result for a finished utterance; an early reading stands only when the
         whole of it was not chatter (see :func:`_confirm`). A long one that says nothing legal
         may hold a command in its loudest words (``LONG_UTTERANCE_S``)."""
-        self._last_final, bare_call, self._bare_call = segment, self._bare_call, None
-        unread, self._unread = self._unread, None
+        previous, read = self._last_final, self._last_read
+        self._last_final, self._last_read = segment, None
         if self._halved and early is not None and early.utterance.start == segment.start:
             return _confirm(early, segment)  # read in halves, early: the whole says no more
-        joined = self._rejoined(bare_call, segment, partial=False)
+        joined = self._rejoined(previous, segment, partial=False) if read == "bare call" else None
         if joined is not None:
             return joined
         chatter = self._recognize(segment, final=True).chatter  # _decide reuses it
@@ -363,11 +362,12 @@ class Recognizer:
                 or self._name_first(segment)
             )
         bare = heard is not None and heard.intent.type == "call" and heard.intent.caller is None
-        named = self._rejoined(unread, segment, partial=False) if bare else None
-        if named is not None:
-            return named  # "Cara, ... cheat!", her name read alone as nothing
+        if bare and read == "nothing":
+            named = self._rejoined(previous, segment, partial=False)
+            if named is not None:
+                return named  # "Cara, ... cheat!", her name read alone as nothing
         if bare:
-            self._bare_call = segment
+            self._last_read = "bare call"
         if heard is None and segment.end - segment.start >= LONG_UTTERANCE_S:
             stretch = loudest_stretch(segment.audio)
             if stretch is not None:
@@ -375,7 +375,7 @@ class Recognizer:
                 if words is not None and words.intent.type in STRETCH_TYPES:
                     return words
         if heard is None:
-            self._unread = segment
+            self._last_read = "nothing"
         return heard
 
     def _rejoined(self, first: Segment | None, segment: Segment, partial: bool) -> Heard | None:
@@ -551,8 +551,7 @@ class Recognizer:
         self._last_partial = 0
         self._called_early = False
         self._early: Heard | None = None
-        self._bare_call = None
-        self._unread = None
+        self._last_read = None
         #: a claim the last periodic re-read of the words in progress said, held
         #: (:meth:`_steady`)
         self._unsteady: Heard | None = None
@@ -668,7 +667,8 @@ class Recognizer:
             if call is not None:
                 self._called_early, self._early, self._halved = True, call, True
                 return call
-        joined = self._rejoined(self._bare_call, current, partial=True)
+        bare_call = self._last_final if self._last_read == "bare call" else None
+        joined = self._rejoined(bare_call, current, partial=True)
         if joined is not None:
             return self._emit_early(joined)
         # the first pause is most often the end of the words: read it in full there, so
