@@ -10,6 +10,7 @@ import hashlib
 import os
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -179,23 +180,17 @@ def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]
     beds = load_noise_beds()
     clips: list[Clip] = []
     for set_name in ("synth clean", "synth noise 20 dB", "synth noise 10 dB", "synth babble 10 dB"):
-        for i in range(per_set):
-            text, expected, kind = GAME_PHRASES[i % len(GAME_PHRASES)]
-            voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
-            audio, end = place(cache.get(text, voice, speed, pitch))
+
+        def heard(speech: np.ndarray, set_name: str = set_name) -> tuple[np.ndarray, float]:
+            audio, end = place(speech)
             if "noise" in set_name:
                 snr = 20 if "20" in set_name else 10
                 audio = mix(audio, beds[rng.choice(NOISE_BEDS)], snr, 0.1, nrng)
             elif "babble" in set_name:
                 audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), 10, 0.1, nrng)
-            rank_due = expected.get("rank") or rng.choice(RANKS)
-            label = f"{text} [{voice} s{speed} p{pitch}]"
-            # scored as the referee listens when the phrase is said: claims, calls, passes and
-            # commands during play, names when asking who called; a bare count in a context
-            # where counts are legal (the live referee never listens for one)
-            phase = {"name": "who_called", "count": None}.get(kind, "play")
-            ctx = {"rank_due": rank_due, "phase": phase}
-            clips.append(Clip(set_name, label, audio, end, expected, kind, ctx))
+            return audio, end
+
+        clips += game_clips(set_name, per_set, cache, rng, heard)
     for set_name in ("synth chatter clean", "synth chatter babble 10 dB"):
         for i in range(max(per_set // 2, len(CHATTER))):
             text = CHATTER[i % len(CHATTER)]
@@ -239,10 +234,8 @@ def reverberant_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Cli
     and said in a reverberant room (#21: within 3 points of dry); [] without
     pyroomacoustics (the ``train`` extra). Drawn from their own generators, so the other
     sets stay the clips they always were."""
-    try:
-        from referee.speech.listener.data import Rooms
-    except ImportError:
-        return []
+    from referee.speech.listener.data import Rooms
+
     try:
         rooms = Rooms(cache.root, count=ROOM_COUNT, seed=ROOM_SEED)
     except ImportError:
@@ -252,20 +245,40 @@ def reverberant_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Cli
     nrng = np.random.default_rng(seed * 1000 + ROOM_SEED)
     clips: list[Clip] = []
     for set_name in ("synth reverb", "synth reverb babble 10 dB"):
-        for i in range(per_set):
-            text, expected, kind = GAME_PHRASES[i % len(GAME_PHRASES)]
-            voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
-            dry = cache.get(text, voice, speed, pitch)
-            wet = rooms.apply(dry, rng)  # the room's tail runs on 0.3 s past the words
+
+        def heard(speech: np.ndarray, set_name: str = set_name) -> tuple[np.ndarray, float]:
+            wet = rooms.apply(speech, rng)  # the room's tail runs on 0.3 s past the words
             audio, end = place(wet, tail_s=0.5)
-            end -= 0.3
             if "babble" in set_name:
                 audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), 10, 0.1, nrng)
-            rank_due = expected.get("rank") or rng.choice(RANKS)
-            phase = {"name": "who_called", "count": None}.get(kind, "play")
-            label = f"{text} [{voice} s{speed} p{pitch}]"
-            ctx = {"rank_due": rank_due, "phase": phase}
-            clips.append(Clip(set_name, label, audio, end, expected, kind, ctx))
+            return audio, end - 0.3
+
+        clips += game_clips(set_name, per_set, cache, rng, heard)
+    return clips
+
+
+def game_clips(
+    set_name: str,
+    per_set: int,
+    cache: SynthCache,
+    rng: random.Random,
+    heard: Callable[[np.ndarray], tuple[np.ndarray, float]],
+) -> list[Clip]:
+    """``per_set`` of the game phrases in turn, each in a voice drawn from ``rng`` and made
+    into what the laptop hears by ``heard`` (speech in; audio and when its words end out)."""
+    clips = []
+    for i in range(per_set):
+        text, expected, kind = GAME_PHRASES[i % len(GAME_PHRASES)]
+        voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
+        audio, end = heard(cache.get(text, voice, speed, pitch))
+        rank_due = expected.get("rank") or rng.choice(RANKS)
+        # scored as the referee listens when the phrase is said: claims, calls, passes and
+        # commands during play, names when asking who called; a bare count in a context
+        # where counts are legal (the live referee never listens for one)
+        phase = {"name": "who_called", "count": None}.get(kind, "play")
+        ctx = {"rank_due": rank_due, "phase": phase}
+        label = f"{text} [{voice} s{speed} p{pitch}]"
+        clips.append(Clip(set_name, label, audio, end, expected, kind, ctx))
     return clips
 
 
