@@ -418,6 +418,14 @@ def test_a_command_standing_out_of_babble_is_read_from_its_own_stretch():
     assert all(s > 4.0 for s, final in zip(backend.decoded, backend.finals, strict=True) if final)
 
 
+def strong_pitches(audio: np.ndarray, pitches) -> set[int]:
+    """Which of ``pitches`` sound in ``audio`` (at least 0.3 of the strongest one)."""
+    spectrum = np.abs(np.fft.rfft(audio))
+    hz = np.fft.rfftfreq(len(audio), 1 / SAMPLE_RATE)
+    energy = {f: spectrum[np.abs(hz - f) < 30].max() for f in pitches}
+    return {f for f, e in energy.items() if e > 0.3 * max(energy.values())}
+
+
 class RunTogetherBackend(ToneBackend):
     """Reads two phrases said with a short pause between them as one garbled phrase (as
     whisper read espeak-ng's "Cara, cheat!": "cara m teet"), each alone as itself; and "ben"
@@ -425,9 +433,7 @@ class RunTogetherBackend(ToneBackend):
 
     def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
         spectrum = np.abs(np.fft.rfft(audio))
-        hz = np.fft.rfftfreq(len(audio), 1 / SAMPLE_RATE)
-        energy = {f: spectrum[np.abs(hz - f) < 30].max() for f in [*WORDS, 2500, 2900]}
-        strong = [f for f, e in energy.items() if e > 0.3 * max(energy.values())]
+        strong = strong_pitches(audio, [*WORDS, 2500, 2900])
         if len(strong) > 1:
             self.decoded.append(len(audio) / SAMPLE_RATE)
             self.finals.append(final)
@@ -613,11 +619,7 @@ class FaintNameBackend(ToneBackend):
     "cheat alice"."""
 
     def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
-        spectrum = np.abs(np.fft.rfft(audio))
-        hz = np.fft.rfftfreq(len(audio), 1 / SAMPLE_RATE)
-        pitches = (300, 500, 4500, 4700, 4900, 5100)
-        energy = {f: spectrum[np.abs(hz - f) < 30].max() for f in pitches}
-        strong = {f for f, e in energy.items() if e > 0.3 * max(energy.values())}
+        strong = strong_pitches(audio, (300, 500, 4500, 4700, 4900, 5100))
         self.decoded.append(len(audio) / SAMPLE_RATE)
         self.finals.append(final)
         if strong == {300, 4900}:
