@@ -1,5 +1,5 @@
-"""bench/speech/named.py scores the call the referee acts on: the first early reading naming
-a caller that is not a guess, else the last whole reading."""
+"""bench/speech/named.py scores the call the referee acts on: the first early reading it acts
+on (a caller named, not guessed), else the last whole reading."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def _call(caller: str | None, partial: bool, guessed: bool = False) -> Heard:
     return Heard(utterance, Intent("call", caller=caller), guessed=guessed)
 
 
-def test_the_call_acted_on_is_the_first_sure_early_naming_else_the_last_whole_reading():
+def test_the_call_acted_on_is_the_first_early_one_acted_on_else_the_last_whole_reading():
     assert acted_on([_call("Ben", True), _call("Cara", False)]) == ("Ben", True)
     # a guessed early naming is not acted on: the whole reading decides
     assert acted_on([_call("Ben", True, guessed=True), _call(None, False)]) == (None, True)

@@ -40,6 +40,7 @@ from bench.speech.corpus import (
     rms,
 )
 from referee.game.cards import RANKS
+from referee.live.calls import acted_on_early
 from referee.speech.audio import ArraySource
 from referee.speech.types import SAMPLE_RATE
 from referee.speech.vocab import INTENT_TYPES, PHASE_INTENTS, ListenContext, interpret
@@ -124,12 +125,15 @@ def minute(voices: Voices, beds: dict, index: int, seed: int) -> tuple[np.ndarra
 
 
 def acted_on(heard: list) -> list:
-    """What the referee would act on: finals (the last for each onset) and early calls that
-    named their caller and were not guessed (as bench/speech/run.py scores them)."""
+    """What the referee would act on: early calls (:func:`referee.live.calls.acted_on_early`,
+    the first for each onset) and finals (the last for each onset) of words not acted on
+    early (the call assembler drops those: they are the same words)."""
+    early: dict[float, object] = {}
+    for h in heard:
+        if acted_on_early(h):
+            early.setdefault(h.utterance.start, h)
     finals = {h.utterance.start: h for h in heard if not h.utterance.partial}
-    early = [h for h in heard if h.utterance.partial and h.intent.type == "call"
-             and h.intent.caller and not h.guessed and h.utterance.start not in finals]  # fmt: skip
-    return list(finals.values()) + early
+    return [h for t, h in finals.items() if t not in early] + list(early.values())
 
 
 def main(argv: list[str] | None = None) -> int:

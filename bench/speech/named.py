@@ -6,10 +6,11 @@ espeak-ng's voices say calls that name their caller, by name and by seat ("Cara,
 "liar, Ben!", "cheat, player four!"), clean, in 20 dB kitchen noise and under 15 and 10 dB
 babble, each through the recognizer as it listens during play. A wrong caller costs the
 table two undos (the verdict and the call); a call left bare costs one "Who called?". Per
-condition: the caller the referee acts on (the first early reading naming one that is not a
-guess, else the last whole reading) right, wrong, bare (asked), or no call heard; and the
-made (guessed) named calls by confidence, right and wrong (how ``NAMED_MIN`` was chosen:
-``--named-min 0`` shows them all). Synthetic voices only; ~4 minutes for 320 clips.
+condition: the caller the referee acts on (the first early reading it acts on,
+:func:`referee.live.calls.acted_on_early`, else the last whole reading) right, wrong, bare
+(asked), or no call heard; and the made (guessed) named calls by confidence, right and
+wrong (how ``NAMED_MIN`` was chosen: ``--named-min 0`` shows them all). Synthetic voices
+only; ~4 minutes for 320 clips.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 
 from bench.speech import corpus
 from referee.game.cards import RANKS
+from referee.live.calls import acted_on_early
 from referee.speech.audio import ArraySource
 from referee.speech.recognizer import Recognizer
 from referee.speech.vocab import ListenContext
@@ -64,9 +66,7 @@ def clips(n: int, seed: int, cache: corpus.SynthCache):
 def acted_on(heard) -> tuple[str | None, bool]:
     """The call the referee acts on: (its caller or None, whether any call was heard)."""
     calls = [h for h in heard if h.intent.type == "call"]
-    early = next(
-        (h for h in calls if h.utterance.partial and h.intent.caller and not h.guessed), None
-    )
+    early = next((h for h in calls if acted_on_early(h)), None)
     if early is not None:
         return early.intent.caller, True
     finals = [h for h in calls if not h.utterance.partial]

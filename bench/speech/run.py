@@ -30,6 +30,7 @@ from bench.speech.corpus import (
     synthetic_sets,
 )
 from referee.game.cards import RANKS
+from referee.live.calls import acted_on_early
 from referee.speech.audio import ArraySource
 from referee.speech.recognizer import Recognizer
 from referee.speech.vocab import INTENT_TYPES, ListenContext
@@ -59,10 +60,9 @@ def score_clip(recognizer: Recognizer, clip) -> dict:
         "set": clip.set,
         "label": clip.label,
         "heard": [h.to_dict() for h in finals],
-        # what the referee acts on: finals, and early calls that named their caller (unless
-        # guessed onto the vocabulary: those wait for the final)
-        "accepted": bool(finals)
-        or any(h.intent.type == "call" and h.intent.caller and not h.guessed for h in heard),
+        # what the referee acts on: finals, and early calls that named their caller
+        # (referee.live.calls.acted_on_early)
+        "accepted": bool(finals) or any(acted_on_early(h) for h in heard),
     }
     if clip.expected is None:
         return out

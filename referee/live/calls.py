@@ -54,6 +54,23 @@ NAME_WAIT_MAX_S = 2.5
 NO_CALLER_MIN = 0.3
 
 
+def acted_on_early(heard: Heard) -> bool:
+    """Whether a call read from words in progress (partial) is acted on at once: one that
+    names its caller, read plainly. A guessed one (made or forced where whisper read no
+    call) waits for the whole utterance, or a second pause read the same
+    (:mod:`referee.speech.recognizer`). Acted on at its first pause, a call made by name
+    under babble would come 0.1-0.15 s sooner, but in 640 named calls (bench/speech/named.py,
+    seeds 11 and 12) 3 of the 67 so made became wrong callers where the whole utterance read
+    the call bare or as a name (findings §23 of bench/table)."""
+    intent = heard.intent
+    return (
+        heard.utterance.partial
+        and intent.type == "call"
+        and intent.caller is not None
+        and not heard.guessed
+    )
+
+
 class CallAssembler:
     """Heard in (early readings and finals, as :meth:`Recognizer.feed` gives them), what to
     act on out (see the module docstring)."""
@@ -158,11 +175,12 @@ class CallAssembler:
     def _act(self, heard: Heard) -> Iterator[Heard]:
         utterance, intent = heard.utterance, heard.intent
         if intent.type == "call":
-            # A partial call that names its caller acts at once, and its final result (same
-            # onset) is not a second call. A bare "Cheat!" waits for the end of the words:
-            # asking "Who called?" over the caller's own name would mute the name. So does a
-            # call guessed onto the vocabulary: the whole utterance must confirm it.
-            if utterance.partial and (intent.caller is None or heard.guessed):
+            # A partial call that names its caller acts at once (:func:`acted_on_early`),
+            # and its final result (same onset) is not a second call. A bare "Cheat!" waits
+            # for the end of the words: asking "Who called?" over the caller's own name would
+            # mute the name. So does a call guessed onto the vocabulary: the whole utterance
+            # must confirm it.
+            if utterance.partial and not acted_on_early(heard):
                 return
             named_late = intent.caller and self.phase() == "who_called"
             if utterance.start in self._acted and not named_late:
