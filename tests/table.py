@@ -77,6 +77,19 @@ VOICES: dict[str, TableVoice] = {
     "Cara": TableVoice("espeak", "en-us+f3", speed=165, pitch=70),
     "Dev": TableVoice("espeak", "en-gb-x-rp", speed=150, pitch=40),
 }
+#: the tables a bench can seat, by name: each player's name and voice, in seat order. "usual"
+#: is the table every test and most bench runs play; "strangers" has names none of them
+#: use (and none of the listener's training phrases: Marco, Rob, Yuki) and other voices
+#: (espeak-ng voices the listener never trained on, piper's joe slower and deeper)
+TABLES: dict[str, dict[str, TableVoice]] = {
+    "usual": VOICES,
+    "strangers": {
+        "Marco": TableVoice("espeak", "en-gb-scotland", speed=175, pitch=35),
+        "Nadia": TableVoice("espeak", "en-us-nyc+f2", speed=160, pitch=65),
+        "Rob": TableVoice("piper", speed=1.15, pitch=0.85),
+        "Yuki": TableVoice("espeak", "en-029", speed=180, pitch=60),
+    },
+}
 
 _piper: Any = None
 _said: dict[tuple[TableVoice, str], np.ndarray] = {}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.room import RATE, onsets
-from tests.table import Move, TableGame, acts, locate, matches, reveal_photo
+from tests.table import TABLES, Move, TableGame, acts, locate, matches, reveal_photo
 
 
 def play_out(game: TableGame) -> int:
@@ -31,6 +31,20 @@ def test_a_whole_game_keeps_real_cards_in_step_with_the_engine(seed):
     assert game.phase == "over" and game.state.winner is not None
     assert game.calls >= 2 and 10 <= game.claims <= 30 and moves > game.claims
     assert sum(len(h) for h in game.hands.values()) + len(game.pile) == 52
+
+
+def test_the_strangers_table_plays_a_whole_game_by_their_own_names():
+    strangers = tuple(TABLES["strangers"])
+    game = TableGame(players=strangers, seed=3)
+    said = []
+    while (move := game.next_move()) is not None:
+        said.append(move.text)
+        game.accept(move)
+        if game.phase == "reveal":
+            game.accept(Move("", "", game.reveal(), "reveal"))
+    assert game.phase == "over" and game.players[game.state.winner] in strangers
+    assert not any(n in text for text in said for n in ("Alice", "Ben", "Cara", "Dev"))
+    assert any(f"{n}," in text or f"{n}!" in text for text in said for n in strangers)
 
 
 def test_a_call_on_a_bluff_is_judged_a_lie_from_the_cards_laid():

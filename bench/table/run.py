@@ -43,21 +43,22 @@ def play_game(
     ears: bool = False,
     voices: bool = False,
     backend: str | None = None,
+    seated: str = "usual",
 ) -> dict:
     from tests.room import PulseRoom
-    from tests.table import Table, TableGame, background
+    from tests.table import TABLES, Table, TableGame, background
 
     kind, snr = CONDITIONS[condition]
     extra: tuple[str, ...] = ("--ears-out", str(work / "ears.wav")) if ears else ()
     if voices:
-        extra += ("--voices", enrol(work, data or work / "data", code))
+        extra += ("--voices", enrol(work, data or work / "data", code, seated))
     if backend:
         extra += ("--backend", backend)
     with PulseRoom() as room:
-        game = TableGame(seed=seed)
+        game = TableGame(players=tuple(TABLES[seated]), seed=seed)
         bed = background(kind, seconds=60.0, seed=seed)
-        table = Table(room, game, work, condition=condition, bed=bed, snr_db=snr, log=log,
-                      code=code, data=data, extra=extra)  # fmt: skip
+        table = Table(room, game, work, voices=TABLES[seated], condition=condition, bed=bed,
+                      snr_db=snr, log=log, code=code, data=data, extra=extra)  # fmt: skip
         result = table.play()
     np.save(work / "room.npy", result.recording.astype(np.float16))
     out = result.to_dict()
@@ -70,25 +71,27 @@ def play_game(
 ENROL = ("{name}.", "cheat!", "two aces.")
 
 
-def enrol(work: Path, data: Path, code: Path | None) -> str:
+def enrol(work: Path, data: Path, code: Path | None, seated: str = "usual") -> str:
     """The table's voices enrolled in ``data`` (`referee calibrate voices --from`), each
     player saying their name, "cheat" and a claim as the table's voice says them (clean, not
     through the room); the profile's name."""
     from referee.speech.audio import write_wav
-    from tests.table import PLAYERS, VOICES, speak
+    from tests.table import TABLES, speak
 
+    voices = TABLES[seated]
+    players = tuple(voices)
     folder = work / "enrol"
     folder.mkdir(parents=True, exist_ok=True)
-    for player in PLAYERS:
+    for player in players:
         for i, text in enumerate(ENROL):
             write_wav(
-                folder / f"{player}-{i + 1}.wav", speak(VOICES[player], text.format(name=player))
+                folder / f"{player}-{i + 1}.wav", speak(voices[player], text.format(name=player))
             )
     env = {**os.environ, "REFEREE_DATA_DIR": str(data)}
     if code is not None:
         env["PYTHONPATH"] = str(code)
     done = subprocess.run(
-        [sys.executable, "-m", "referee", "calibrate", "voices", "--players", ",".join(PLAYERS),
+        [sys.executable, "-m", "referee", "calibrate", "voices", "--players", ",".join(players),
          "--from", str(folder), "--name", "table"],
         env=env, cwd=code, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
@@ -161,6 +164,20 @@ def score(game: dict) -> dict:
     }  # fmt: skip
 
 
+def seating(table: str) -> str:
+    """Who sits at ``table``, in words: "Alice (piper x1.28 pitch, length 1.0), ..."."""
+    from tests.table import TABLES
+
+    said = []
+    for name, voice in TABLES[table].items():
+        if voice.engine == "piper":
+            said.append(f"{name}: piper's joe, pitch x{voice.pitch}, length x{voice.speed}")
+        else:
+            wpm, pitch = f"{voice.speed:g} wpm", f"pitch {voice.pitch:g}"
+            said.append(f"{name}: espeak-ng {voice.name}, {wpm}, {pitch}")
+    return f"table '{table}': " + "; ".join(said)
+
+
 def _minus(a: float | None, b: float) -> float | None:
     return None if a is None else round(a - b, 2)
 
@@ -179,9 +196,8 @@ def report(scores: list[dict], meta: dict) -> str:
         f"Rerun: `{meta['command']}`", "",
         f"Run {meta['date']} on {meta['machine']} (load average {meta['load']} over 5 min: "
         "the referee shares them with other work, so its decoding waits for a core), "
-        f"{meta['seconds']:.0f} s, code at {meta['code']}. Four players (Alice and Ben: "
-        "piper's joe voice at two pitches and speeds; Cara and Dev: espeak-ng en-us+f3 and "
-        "en-gb-x-rp), classic rules, one deck, "
+        f"{meta['seconds']:.0f} s, code at {meta['code']}. Four players ({meta['table']}), "
+        "classic rules, one deck, "
         "the referee as `referee play --mic pulse --json --no-window --keys --frames DIR` in "
         "a private PulseAudio room, its voice through aplay into the same room. Each move is "
         "scored on its first saying; a mishearing is undone and the line said again, as at a "
@@ -243,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="enrol the table's voices first (referee calibrate voices --from) "
                         "and play with --voices: a bare call credited by its voice")  # fmt: skip
     parser.add_argument("--backend", help="the referee's speech backend (play --backend)")
+    parser.add_argument("--table", default="usual", choices=("usual", "strangers"),
+                        help="who sits at the table (tests/table.py TABLES): the usual four, "
+                        "or four strangers with other names and voices")  # fmt: skip
     parser.add_argument("--fresh", action="store_true",
                         help="a new data folder for every game (else the games share one, "
                         "as one laptop does: the names check is kept from the first)")  # fmt: skip
@@ -276,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {condition}, seed {seed} ({work})", flush=True)
             data = None if args.fresh else scratch / "data"  # one laptop, game after game
             game = play_game(condition, seed, work, args.code, sys.stdout, data, args.ears,
-                             args.voices, args.backend)  # fmt: skip
+                             args.voices, args.backend, args.table)  # fmt: skip
             games.append(game)
             scores.append(score(game))
             print(json.dumps({k: v for k, v in scores[-1].items() if k != "latency"}), flush=True)
@@ -287,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{platform.machine()}, 2 shared cores", "code": code,
         "seconds": time.monotonic() - began, "tree": str(tree),
         "load": f"{load_before:.1f} to {os.getloadavg()[1]:.1f}",
+        "table": seating(args.table),
     }  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps({"meta": meta, "scores": scores,
