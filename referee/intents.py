@@ -83,6 +83,10 @@ LIE_WORDS = frozenset({"lie", "lied", "false", "fake"})
 #: is not read as "play" + "it"
 SEAT_WORDS = ("player", "playa", "play a", "play your", "play it", "play the", "play")
 _PLAYER_NUMBER = re.compile(rf"\b(?:{'|'.join(SEAT_WORDS)}) (\w+)\b")
+#: count words that never number a seat: "play-er" cut at a pause inside it reads "play a",
+#: and Nadia's "player two." answering "Who called?" in a 20 dB kitchen, so read at that
+#: pause, was acted on as player one's (bench/table, the strangers' table)
+NOT_SEATS = frozenset({"a", "an"})
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,8 @@ def find_names(words: str, players: Sequence[str]) -> list[tuple[int, str]]:
                 found.append((i, name))
     for match in _PLAYER_NUMBER.finditer(words):
         word = match.group(1)
+        if word in NOT_SEATS:
+            continue
         number = COUNT_WORDS.get(word) or COUNT_HOMOPHONES.get(word)
         if number is None and word.isdigit():
             number = int(word)

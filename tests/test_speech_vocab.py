@@ -229,3 +229,18 @@ def test_undo_that_is_a_legal_phrase_and_i_doubt_that_no_call():
     assert parse("Doubt!", PLAYERS) == Intent("call", caller=None)
     assert parse("Ben, I doubt it", PLAYERS) == Intent("call", caller="Ben")
     assert parse("undo that", PLAYERS) == Intent("command", command="undo")
+
+
+def test_a_seat_cut_inside_player_names_nobody():
+    from referee.speech.vocab import PHASE_INTENTS, interpret
+
+    # "player two." answering "Who called?", read at the pause inside "play-er" in a 20 dB
+    # kitchen: "play a", acted on as player one's call (bench/table, the strangers' table)
+    players = ("Marco", "Nadia", "Rob", "Yuki")
+    asking = ListenContext.for_phase("who_called", players)
+    assert interpret("play a", asking) is None
+    assert interpret("playa two", asking) == Intent("name", name="Nadia")
+    assert parse("cheat play a", players) == Intent("call", caller=None)
+    assert parse("cheat play a four", players) == Intent("call", caller="Yuki")
+    play = ListenContext.for_rank_due("6", players, intents=PHASE_INTENTS["play"])
+    assert interpret("cheat player one", play) == Intent("call", caller="Marco")
