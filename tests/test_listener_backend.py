@@ -343,3 +343,35 @@ def test_a_command_is_made_only_when_the_head_is_all_but_certain_and_the_decoder
     kinds = {"command": command_p, "none": 1.0 - command_p}
     heard = _read_with(backend, monkeypatch, Hypothesis("i do that", 0.4), kinds)
     assert (heard.text == "undo" and heard.guessed) is made
+
+
+@pytest.mark.parametrize(
+    ("players", "said", "kept"),
+    [
+        (("Marco", "Nadia", "Rob", "Yuki"), "yuki", True),  # a name the head never learned
+        (("Alice", "Ben", "Cara", "Dev"), "ben", False),  # one it did: its check stands
+    ],
+)
+def test_a_name_the_head_never_learned_stands_whatever_it_says(
+    backend, monkeypatch, players, said, kept
+):
+    """A table with a Yuki: "yuki", read plainly at 0.5-0.65, was dropped by the head (none
+    0.95-0.97) in every voice of the start-up names check, and her answer to "Who called?"
+    went unheard (bench/table, the strangers' table)."""
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+    from referee.speech.types import Hypothesis
+
+    ctx = ListenContext.for_phase("who_called", players)
+    backend.set_context(ctx)
+    monkeypatch.setattr(
+        ConstrainedWhisperBackend, "decode", lambda self, audio, final=True: Hypothesis(said, 0.6)
+    )
+    monkeypatch.setattr(backend, "head", _Head("none"))
+    backend._last = (None, np.zeros((1, 300, 384), np.float32), None)
+    heard = backend.decode(_hum())
+    assert (heard.text == said) is kept
+    # read faintly, even an unlearned name is left to the head
+    monkeypatch.setattr(
+        ConstrainedWhisperBackend, "decode", lambda self, audio, final=True: Hypothesis(said, 0.2)
+    )
+    assert backend.decode(_hum()).text == ""

@@ -50,13 +50,14 @@ from pathlib import Path
 import numpy as np
 
 from referee.game.cards import RANKS
-from referee.intents import SEAT_WORDS, find_names, parse
+from referee.intents import SEAT_WORDS, find_names, normalize, parse
 from referee.speech import vocab
 from referee.speech.backends.whisper import ConstrainedWhisperBackend
 from referee.speech.listener.labels import (
     CALL_WORDS,
     COMMANDS,
     COUNTS,
+    FIRST_NAMES,
     HEADS,
     KINDS,
     kept_frames,
@@ -73,6 +74,14 @@ DOUBT_NONE = 0.5
 FAINT = 0.3
 #: the head's probability of a game kind above which a reading is made of that kind
 RESCUE = 0.9
+#: a player's name said alone and read plainly (at least this sure) stands whatever the
+#: head says, when the head never learned that name (``FIRST_NAMES``): names are the
+#: table's, and to the head an unknown one is some other word. A table with a Yuki: her
+#: name, read "yuki" at 0.52-0.64 in all three of the start-up names check's voices, was
+#: dropped each time (the head gave none 0.95-0.97), and her answer to "Who called?" went
+#: unheard in a room game (bench/table, the strangers' table). Names it learned keep the
+#: head's check (babble read "ben" and "alice" in bench/speech/chatter)
+UNLEARNED_NAME_MIN = FAINT
 #: a call made naming its caller (``_make``) with a confidence under ``NAMED_MIN``, whose
 #: naming the decoder prefers by less than ``NAMED_MARGIN`` (mean log-prob, with the head's)
 #: to the likeliest naming another player, is made bare: the referee asks "Who called?" (or
@@ -246,6 +255,8 @@ class ListenerBackend(ConstrainedWhisperBackend):
             if self._other_move("claim", p) >= DOUBT_OTHER:
                 return Hypothesis("", chatter=False)  # see DOUBT_OTHER
             base = replace(base, guessed=True)  # see DOUBT_CLAIM
+        if kind == "none" and self._unlearned_name(heard, base.confidence):
+            return base  # see UNLEARNED_NAME_MIN
         if kind == "none":
             faint = (
                 heard is not None
@@ -256,6 +267,13 @@ class ListenerBackend(ConstrainedWhisperBackend):
             if heard is not None and (sure >= REJECT or faint):
                 return Hypothesis("", chatter=len(base.text.split()) > 1)
         return base
+
+    def _unlearned_name(self, heard, confidence: float) -> bool:
+        """Whether ``heard`` is a player's name alone, read plainly, that the head never
+        learned as a name (see ``UNLEARNED_NAME_MIN``)."""
+        if heard is None or heard.type != "name" or confidence < UNLEARNED_NAME_MIN:
+            return False
+        return any(word not in FIRST_NAMES for word in normalize(heard.name).split())
 
     def _makes(self, kind: str, sure: float, p: dict[str, np.ndarray]) -> bool:
         """Whether the head is sure enough of ``kind`` to make a phrase of it where whisper

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.game.cards import RANKS, rank_name
-from referee.speech.listener.labels import Label, kept_frames
+from referee.speech.listener.labels import FIRST_NAMES, Label, kept_frames
 from referee.speech.synth import trim_quiet
 from referee.speech.types import SAMPLE_RATE
 
@@ -54,17 +54,6 @@ ESPEAK_VOICES = tuple(
     if v not in HELD_OUT_VOICES
 )  # fmt: skip
 
-FIRST_NAMES = """
-alice ben cara dev adam amir anna arjun ava bella bob carl carlos chloe chris claire dan
-daniel dave diana ella emma eric eva felix finn frank freya gary george grace hannah harry
-helen henry ian isla ivan jack jade james jane jason jen jess jim joe john josh julia kate
-kevin kim laura leo liam lily lisa lucy luke maria mark mary matt max mia mike molly nadia
-nick nina noah olga olivia omar oscar owen paul peter priya rachel raj ravi rosa ruby ryan
-sam sara sean sophie steve tom tara theo tina tony uma victor wendy will yusuf zara zoe
-aisha bruno chen dmitri elena farah gus hugo ingrid jonas kai lars marta nora pablo quinn
-rita sven tariq ulla vera wes xavier yara zeke abby amy beth cole dora evan fay gil hank
-iris joel kurt lena mona ned pam rex sid ted val walt
-""".split()
 SEAT_NAMES = [f"player {w}" for w in ("one", "two", "three", "four", "five", "six")]
 COUNT_SAID = {1: ("a", "one"), 2: ("two",), 3: ("three",), 4: ("four",)}
 COUNTS_SAID_ORDER = (1, 2, 3, 4)

@@ -26,6 +26,19 @@ HEADS: dict[str, int] = {
     "call_word": len(CALL_WORDS),
     "named": 2,
 }
+#: the first names the head learned as names (the data generator's, :mod:`.data`): of a
+#: table's names, only these does it know to be a name and not some other word
+FIRST_NAMES = """
+alice ben cara dev adam amir anna arjun ava bella bob carl carlos chloe chris claire dan
+daniel dave diana ella emma eric eva felix finn frank freya gary george grace hannah harry
+helen henry ian isla ivan jack jade james jane jason jen jess jim joe john josh julia kate
+kevin kim laura leo liam lily lisa lucy luke maria mark mary matt max mia mike molly nadia
+nick nina noah olga olivia omar oscar owen paul peter priya rachel raj ravi rosa ruby ryan
+sam sara sean sophie steve tom tara theo tina tony uma victor wendy will yusuf zara zoe
+aisha bruno chen dmitri elena farah gus hugo ingrid jonas kai lars marta nora pablo quinn
+rita sven tariq ulla vera wes xavier yara zeke abby amy beth cole dora evan fay gil hank
+iris joel kurt lena mona ned pam rex sid ted val walt
+""".split()
 IGNORE = -1  # a part that does not apply to the kind (no loss on it)
 #: whisper's encoder frames a second, and the frames kept after a clip's own (the window's
 #: zero padding the head also sees): the head's input, the same in training and at the table
