@@ -165,7 +165,8 @@ def score(game: dict) -> dict:
 
 
 def seating(table: str) -> str:
-    """Who sits at ``table``, in words: "Alice (piper x1.28 pitch, length 1.0), ..."."""
+    """Who sits at ``table``, in words: "table 'usual': Alice: piper's joe, pitch x1.28,
+    length x1.0; ...; Dev: espeak-ng en-gb-x-rp, 150 wpm, pitch 40"."""
     from tests.table import TABLES
 
     said = []
@@ -244,6 +245,9 @@ def report(scores: list[dict], meta: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(ROOT))
+    from tests.table import TABLES
+
     parser = argparse.ArgumentParser(prog="python -m bench.table")
     parser.add_argument("--conditions", default=",".join(CONDITIONS))
     parser.add_argument("--seeds", default="0", help="games per condition, by deal seed")
@@ -259,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="enrol the table's voices first (referee calibrate voices --from) "
                         "and play with --voices: a bare call credited by its voice")  # fmt: skip
     parser.add_argument("--backend", help="the referee's speech backend (play --backend)")
-    parser.add_argument("--table", default="usual", choices=("usual", "strangers"),
+    parser.add_argument("--table", default="usual", choices=tuple(TABLES),
                         help="who sits at the table (tests/table.py TABLES): the usual four, "
                         "or four strangers with other names and voices")  # fmt: skip
     parser.add_argument("--fresh", action="store_true",
@@ -269,7 +273,6 @@ def main(argv: list[str] | None = None) -> int:
     # stopped with kill (SIGINT is ignored in a background job): the rooms and referees
     # still end, as on Ctrl-C
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    sys.path.insert(0, str(ROOT))
     conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
     unknown = [c for c in conditions if c not in CONDITIONS]
     if unknown:

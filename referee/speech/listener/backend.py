@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.game.cards import RANKS
-from referee.intents import SEAT_WORDS, find_names, normalize, parse
+from referee.intents import SEAT_WORDS, find_names, parse, player_name_key
 from referee.speech import vocab
 from referee.speech.backends.whisper import ConstrainedWhisperBackend
 from referee.speech.listener.labels import (
@@ -273,7 +273,7 @@ class ListenerBackend(ConstrainedWhisperBackend):
         learned as a name (see ``UNLEARNED_NAME_MIN``)."""
         if heard is None or heard.type != "name" or confidence < UNLEARNED_NAME_MIN:
             return False
-        return any(word not in FIRST_NAMES for word in normalize(heard.name).split())
+        return any(word not in FIRST_NAMES for word in player_name_key(heard.name).split())
 
     def _makes(self, kind: str, sure: float, p: dict[str, np.ndarray]) -> bool:
         """Whether the head is sure enough of ``kind`` to make a phrase of it where whisper
