@@ -262,3 +262,24 @@ def test_a_bare_call_guessed_early_waits_for_its_final_even_with_its_speaker(tab
     assert table.act(calls.hear(early)) == []
     final = SpokenBy(Utterance(1.0, 1.4, "cheat", 0.9), call(), decided_at=1.7, speaker="Cara")
     assert table.act(calls.hear(final)) == [("call", "Cara", 1.0)]
+
+
+def test_a_voice_credited_with_an_undone_call_is_doubted_its_next_bare_call_asked(table, calls):
+    said = SpokenBy(Utterance(1.0, 1.4, "liar", 0.9), call(), decided_at=1.4, speaker="Nadia")
+    assert table.act(calls.hear(said)) == [("call", "Nadia", 1.0)]
+    calls.undone(1.0, "Nadia")  # it was Yuki's: the table took it back
+    table.phase = "play"
+    again = SpokenBy(Utterance(5.0, 5.4, "liar", 0.9), call(), decided_at=5.4, speaker="Nadia")
+    assert table.act(calls.hear(again)) == []  # waits for a name, then "Who called?"
+    assert table.act(calls.flush()) == [("call", None, 5.0)]
+
+
+def test_an_undone_call_that_named_its_caller_leaves_the_voice_trusted(table, calls):
+    said = SpokenBy(Utterance(1.0, 1.4, "cheat ben", 0.9), call("Ben"), speaker="Cara")
+    assert table.act(calls.hear(said)) == [("call", "Ben", 1.0)]
+    calls.undone(1.0, "Ben")
+    calls.undone(None, None)  # an undone claim or reveal
+    assert calls.doubted == set()
+    table.phase = "play"
+    again = SpokenBy(Utterance(5.0, 5.4, "cheat", 0.9), call(), decided_at=5.4, speaker="Cara")
+    assert table.act(calls.hear(again)) == [("call", "Cara", 5.0)]

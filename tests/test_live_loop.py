@@ -8,7 +8,7 @@ run, in seconds."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -329,3 +329,35 @@ def test_a_sentence_said_whole_before_the_first_chunk_is_told_in_audio_time(tmp_
     referee.handle(AudioChunk(Chunk(9.9, np.zeros(1600, np.float32))))  # ends at 10.0
     referee.session.close()
     assert played[-1][1:] == (6.0, 9.5)
+
+
+class VoiceOf(Timed):
+    """The recognizer with a voice profile that takes every bare call for ``speaker``'s."""
+
+    def __init__(self, speaker: str) -> None:
+        super().__init__()
+        self.speaker = speaker
+
+    def feed(self, chunk):
+        return [replace(h, speaker=self.speaker, speaker_score=0.5) for h in super().feed(chunk)]
+
+
+def test_a_call_credited_to_the_wrong_voice_and_undone_is_asked_about_when_said_again(tmp_path):
+    """Yuki's "liar!" was credited to Nadia's voice four times running in a quiet room game,
+    each undone and said again (bench/table, strangers, --voices). Ben's bare "cheat" here
+    is taken for Cara's voice; the table undoes the verdict and the call, Ben calls again:
+    the referee asks who called, and Ben's name answers it."""
+    lines = [(7.0, 500), (14.0, 1700), (28.0, 700), (36.0, 700), (44.0, 1700), (52.0, 300)]
+    audio = table(*((t, f, 0.5) for t, f in lines), total=66.0)
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    said: list = []
+    referee = LiveReferee(session, VoiceOf("Cara"), ArraySource(audio), camera=Camera(),
+                          reader=SlowReader(LIED),
+                          on_say=lambda a, at: said.append(a.text))  # fmt: skip
+    referee.run()
+    session.close()
+    assert said.count("Cara calls cheat on Alice. Alice, turn the cards over.") == 1, said
+    asked = said.index("Who called?")
+    assert said[asked + 1] == "Ben calls cheat on Alice. Alice, turn the cards over."
+    assert session.state.hands == [18, 17, 17]  # Alice lied and picked up the pile
+    assert referee.calls.doubted == {"Cara"}

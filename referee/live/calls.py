@@ -12,6 +12,10 @@ It is the one place that decides how a call gets its caller and when it is acted
   voice profile) is that speaker's call at once, read early (not guessed) or whole;
 * calls are acted on in the order they began (the onset), never by decoding time; a later
   call is still handed on, and the engine answers it ("Alice called first.").
+* a call credited to a voice and then undone (:meth:`CallAssembler.undone`) leaves that
+  player's voice doubted for the rest of the session: a bare call in it is asked about. In a
+  quiet room game Yuki's "liar!" was credited to Nadia's voice four times running, each
+  undone and said again, until the call was given up (bench/table, strangers, --voices).
 
 Everything else heard (claims, verdicts, commands) passes through in order, finals only,
 except the name answering "Who called?" (acted on when read early, as a named call is) and
@@ -96,6 +100,10 @@ class CallAssembler:
         #: handed on (the referee asks "Who called?" from then)
         self._now: float | None = None
         self._asked_at: float | None = None
+        #: the calls credited to a voice (onset -> player), and the players whose voice was
+        #: so credited with a call that was then undone (see the module docstring)
+        self._by_voice: dict[float, str] = {}
+        self.doubted: set[str] = set()
 
     def hear(self, heard: Heard) -> Iterator[Heard]:
         """What to act on now that ``heard`` came."""
@@ -116,10 +124,11 @@ class CallAssembler:
                 yield from self._act(call)  # anything else said comes after the call
         speaker = heard.speaker  # a voice profile told who said it
         sure = not (heard.utterance.partial and heard.guessed)
-        if self._bare(heard) and speaker is not None and sure:
+        if self._bare(heard) and speaker is not None and sure and speaker not in self.doubted:
             # read early or whole, it is that speaker's call: no name is waited for (a voice
             # credited only on the final waited out the gate's hangover, 1.3 s under babble)
             heard = replace(heard, intent=replace(heard.intent, caller=speaker))
+            self._by_voice[heard.utterance.start] = speaker
         if self._bare(heard) and not heard.utterance.partial:
             if self.phase() == "play" and heard.utterance.start not in self._acted:
                 self.waiting = heard
@@ -127,6 +136,12 @@ class CallAssembler:
             elif self._said_before_asking(heard):
                 return
         yield from self._act(heard)
+
+    def undone(self, onset: float | None, caller: str | None) -> None:
+        """A call made at ``onset`` and credited to ``caller`` was undone: when its caller
+        was the voice's, that voice is doubted from now on (see the module docstring)."""
+        if onset is not None and caller is not None and self._by_voice.get(onset) == caller:
+            self.doubted.add(caller)
 
     def wait(self, t: float, hearing: bool) -> Iterator[Heard]:
         """Audio time ``t`` has come (``hearing``: someone is speaking): a bare call whose

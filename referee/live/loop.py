@@ -36,6 +36,7 @@ import numpy as np
 
 from referee.game.announce import Announcement
 from referee.game.engine import legal_ranks
+from referee.game.events import Call
 from referee.game.events import Tick as GameTick
 from referee.game.view import view
 from referee.intents import CALL_WORDS, Intent, parse, player_name_key
@@ -411,8 +412,12 @@ class LiveReferee:
         if intent.type == "command" and intent.command == "stop":
             self.stopped = True
             return [Announcement(STOPPED, "stop")]
+        events = self.session.match.events
+        last = events[-1] if events else None
         said = self.session.act(intent, t=t, heard=heard)
         if any(a.kind == "undo" for a in said):
+            if isinstance(last, Call):
+                self.calls.undone(last.t, last.caller)
             said = self._undone(said, t)
         return said
 
