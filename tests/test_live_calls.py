@@ -283,3 +283,13 @@ def test_an_undone_call_that_named_its_caller_leaves_the_voice_trusted(table, ca
     table.phase = "play"
     again = SpokenBy(Utterance(5.0, 5.4, "cheat", 0.9), call(), decided_at=5.4, speaker="Cara")
     assert table.act(calls.hear(again)) == [("call", "Cara", 5.0)]
+
+
+def test_a_voice_taken_for_the_claimers_own_is_doubted_and_the_call_asked_about(table):
+    """No one calls their own play: the voice is wrong, and the call said again would be
+    refused again ("Nadia can't call their own play.")."""
+    calls = CallAssembler(lambda: table.phase, own_play=lambda who: who == "Nadia")
+    said = SpokenBy(Utterance(1.0, 1.4, "liar", 0.9), call(), decided_at=1.4, speaker="Nadia")
+    assert table.act(calls.hear(said)) == []
+    assert table.act(calls.flush()) == [("call", None, 1.0)]
+    assert calls.doubted == {"Nadia"}

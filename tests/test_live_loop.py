@@ -361,3 +361,19 @@ def test_a_call_credited_to_the_wrong_voice_and_undone_is_asked_about_when_said_
     assert said[asked + 1] == "Ben calls cheat on Alice. Alice, turn the cards over."
     assert session.state.hands == [18, 17, 17]  # Alice lied and picked up the pile
     assert referee.calls.doubted == {"Cara"}
+
+
+def test_a_call_whose_voice_is_taken_for_the_claimers_is_asked_about(tmp_path):
+    # Alice claims; Ben's bare "cheat" sounds like Alice to the voice profile: asked, answered
+    lines = [(7.0, 500), (14.0, 1700), (24.0, 300)]
+    audio = table(*((t, f, 0.5) for t, f in lines), total=36.0)
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    said: list = []
+    referee = LiveReferee(session, VoiceOf("Alice"), ArraySource(audio), camera=Camera(),
+                          reader=SlowReader(LIED),
+                          on_say=lambda a, at: said.append(a.text))  # fmt: skip
+    referee.run()
+    session.close()
+    assert "Alice can't call their own play." not in said
+    asked = said.index("Who called?")
+    assert said[asked + 1] == "Ben calls cheat on Alice. Alice, turn the cards over.", said

@@ -16,6 +16,8 @@ It is the one place that decides how a call gets its caller and when it is acted
   player's voice doubted for the rest of the session: a bare call in it is asked about. In a
   quiet room game Yuki's "liar!" was credited to Nadia's voice four times running, each
   undone and said again, until the call was given up (bench/table, strangers, --voices).
+  So does a voice taken for the player whose play is called (``own_play``): no one calls
+  their own play, so the voice is wrong, and the call said again would be refused again.
 
 Everything else heard (claims, verdicts, commands) passes through in order, finals only,
 except the name answering "Who called?" (acted on when read early, as a named call is) and
@@ -85,9 +87,12 @@ class CallAssembler:
         name_wait_s: float = NAME_WAIT_S,
         name_wait_max_s: float = NAME_WAIT_MAX_S,
         last_play: Callable[[], bool] = lambda: False,
+        own_play: Callable[[str], bool] = lambda who: False,
     ) -> None:
         self.phase = phase
         self.last_play = last_play
+        #: whether every play a call could challenge now is that player's own
+        self.own_play = own_play
         self.name_wait_s = name_wait_s
         self.name_wait_max_s = name_wait_max_s
         #: a bare call waiting for its caller's name
@@ -124,6 +129,8 @@ class CallAssembler:
                 yield from self._act(call)  # anything else said comes after the call
         speaker = heard.speaker  # a voice profile told who said it
         sure = not (heard.utterance.partial and heard.guessed)
+        if self._bare(heard) and speaker is not None and sure and self.own_play(speaker):
+            self.doubted.add(speaker)  # see the module docstring
         if self._bare(heard) and speaker is not None and sure and speaker not in self.doubted:
             # read early or whole, it is that speaker's call: no name is waited for (a voice
             # credited only on the final waited out the gate's hangover, 1.3 s under babble)

@@ -184,7 +184,14 @@ class LiveReferee:
         self._calls = CallAssembler(
             lambda: self.session.state.phase,
             last_play=lambda: self.session.state.pending_out is not None,
+            own_play=self._own_play,
         )
+
+    def _own_play(self, player: str) -> bool:
+        """Whether every play a call could challenge now is ``player``'s own."""
+        state = self.session.state
+        seat = state.seat_of(player)
+        return bool(state.callable) and all(state.pile[i].seat == seat for i in state.callable)
 
     @property
     def ears(self) -> Ears:
