@@ -100,7 +100,8 @@ SPLIT_MAX_S = 2.0
 #: caller is taken from there; else the words are read alone, as ever. So is a bare call
 #: begun this soon after words read as nothing, joined to them (whole readings only):
 #: "Cara, ... cheat!" under babble, the gate closed at the comma and "Cara" alone read
-#: nothing (bench/table findings §21)
+#: nothing (bench/table findings §21); and words read as nothing this soon after a name read
+#: alone: "Rob, ... cheat!" in a quiet room, "cheat" alone read "see" (findings §25)
 REJOIN_GAP_S = 0.6
 
 
@@ -236,7 +237,7 @@ class Recognizer:
         #: the last finished utterance (:meth:`read_from`)
         self._last_final: Segment | None = None
         #: how that utterance read, where the next may be read joined to it
-        #: (:meth:`_rejoined`): "bare call", "nothing" (nothing legal), or None
+        #: (:meth:`_rejoined`): "bare call", "nothing" (nothing legal), "name", or None
         self._last_read: str | None = None
         self.set_context(context or ListenContext())
         self.start()
@@ -368,6 +369,12 @@ class Recognizer:
                 return named  # "Cara, ... cheat!", her name read alone as nothing
         if bare:
             self._last_read = "bare call"
+        if heard is not None and heard.intent.type == "name":
+            self._last_read = "name"
+        if heard is None and read == "name":
+            named = self._rejoined(previous, segment, partial=False)
+            if named is not None:
+                return named  # "Rob, ... cheat!", the call alone read as nothing
         if heard is None and segment.end - segment.start >= LONG_UTTERANCE_S:
             stretch = loudest_stretch(segment.audio)
             if stretch is not None:
