@@ -619,12 +619,14 @@ class FaintNameBackend(ToneBackend):
     "cheat alice"."""
 
     def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
-        strong = strong_pitches(audio, (300, 500, 4500, 4700, 4900, 5100, 5500))
+        strong = strong_pitches(audio, (300, 500, 4500, 4700, 4900, 5100, 5500, 5700))
         self.decoded.append(len(audio) / SAMPLE_RATE)
         self.finals.append(final)
         if strong == {5500}:
             return Hypothesis("see", 0.5)  # "cheat" alone after a pause, as whisper read it
-        if strong == {4700, 5500}:
+        if strong == {5700}:
+            return Hypothesis("three kings", 0.3, guessed=True)  # and as it forced it once
+        if strong in ({4700, 5500}, {4700, 5700}):
             return Hypothesis("ben cheat", 0.5)
         if strong == {300, 4900}:
             return Hypothesis("cheat play a", 0.5)  # "cheat, play-" (the seat unfinished)
@@ -714,15 +716,17 @@ def test_a_bare_call_just_after_words_read_as_nothing_is_read_with_them():
 
 def test_words_read_as_nothing_just_after_a_name_are_read_with_it():
     """ "Rob, ... cheat!" in a quiet room: the gate closed at the comma, "Rob" was read alone
-    (a name, nothing by itself in play) and "cheat" alone "see" (bench/table, strangers).
+    (a name, nothing by itself in play) and "cheat" alone "see" (bench/table, strangers);
+    in a 20 dB kitchen it was forced to "three sixes", and ended the game.
     Read joined to the name just before, it is Rob's call, stamped with his name's onset."""
-    rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben")))
-    heard = finals(rec, table((1.0, 4700, 0.3), (1.75, 5500, 0.3)))
-    assert [h.intent.to_dict() for h in heard] == [
-        {"type": "name", "name": "Ben"},
-        {"type": "call", "caller": "Ben"},
-    ]
-    assert heard[-1].utterance.start == pytest.approx(1.0, abs=0.03)
+    for alone in (5500, 5700):  # read as nothing, or guessed a claim ("three sixes")
+        rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben")))
+        heard = finals(rec, table((1.0, 4700, 0.3), (1.75, alone, 0.3)))
+        assert [h.intent.to_dict() for h in heard] == [
+            {"type": "name", "name": "Ben"},
+            {"type": "call", "caller": "Ben"},
+        ]
+        assert heard[-1].utterance.start == pytest.approx(1.0, abs=0.03)
     # words long after a name are not read with it
     rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben")))
     heard = finals(rec, table((1.0, 4700, 0.3), (2.4, 5500, 0.3)))

@@ -100,8 +100,9 @@ SPLIT_MAX_S = 2.0
 #: caller is taken from there; else the words are read alone, as ever. So is a bare call
 #: begun this soon after words read as nothing, joined to them (whole readings only):
 #: "Cara, ... cheat!" under babble, the gate closed at the comma and "Cara" alone read
-#: nothing (bench/table findings §21); and words read as nothing this soon after a name read
-#: alone: "Rob, ... cheat!" in a quiet room, "cheat" alone read "see" (findings §25)
+#: nothing (bench/table findings §21); and words read as nothing (or only guessed) this soon
+#: after a name read alone: "Rob, ... cheat!", "cheat" alone read "see" in a quiet room and
+#: forced to "three sixes" in a 20 dB kitchen, where it ended a game (findings §25)
 REJOIN_GAP_S = 0.6
 
 
@@ -369,12 +370,12 @@ class Recognizer:
                 return named  # "Cara, ... cheat!", her name read alone as nothing
         if bare:
             self._last_read = "bare call"
-        if heard is not None and heard.intent.type == "name":
-            self._last_read = "name"
-        if heard is None and read == "name":
+        if read == "name" and (heard is None or heard.guessed):
             named = self._rejoined(previous, segment, partial=False)
             if named is not None:
-                return named  # "Rob, ... cheat!", the call alone read as nothing
+                return named  # "Rob, ... cheat!", the call alone read as nothing (or guessed)
+        if heard is not None and heard.intent.type == "name":
+            self._last_read = "name"
         if heard is None and segment.end - segment.start >= LONG_UTTERANCE_S:
             stretch = loudest_stretch(segment.audio)
             if stretch is not None:
