@@ -117,17 +117,32 @@ def _credited_at_once(step: dict) -> bool:
     return step["kind"] == "bare_call" and first.get("kind") == "call"
 
 
+def _bare_call_right(steps: list[dict], i: int) -> bool:
+    """Whether the bare call ``steps[i]`` was right the first time: credited to its caller
+    at once (``--voices``), or answered "Who called?" and the name that answered it taken
+    the first time. (Before 2026-12-05 every name taken the first time counted, also one
+    answering the call said again after a first saying taken wrongly or unheard.)"""
+    step = steps[i]
+    if step["kind"] != "bare_call" or step["attempt"] != 1 or step["outcome"] != "right":
+        return False
+    if _credited_at_once(step):
+        return True
+    answer = next((s for s in steps[i + 1 :] if s["kind"] != "undo"), None)
+    return (
+        answer is not None
+        and answer["kind"] == "name"
+        and answer["attempt"] == 1
+        and answer["outcome"] == "right"
+    )
+
+
 def score(game: dict) -> dict:
     """The game's numbers: each move is scored on its first saying."""
     steps = game["steps"]
     firsts = [s for s in steps if s["attempt"] == 1 and s["kind"] != "undo"]
     claims = [s for s in firsts if s["kind"] == "claim"]
     calls = [s for s in firsts if s["kind"] in ("call", "bare_call")]
-    names = [s for s in firsts if s["kind"] == "name"]
-    # a bare call is right when "Who called?" came and the name that answered was taken
-    bare_ok = sum(s["outcome"] == "right" for s in names)
-    # with --voices a bare call may be credited to its voice at once, no name asked for
-    bare_ok += sum(s["outcome"] == "right" and _credited_at_once(s) for s in calls)
+    bare_ok = sum(_bare_call_right(steps, i) for i, s in enumerate(steps) if s in firsts)
     calls_right = sum(s["outcome"] == "right" for s in calls if s["kind"] == "call") + bare_ok
     lat: dict[str, list[float]] = {"claim_voice": [], "claim_line": [], "claim_speak": [],
                                    "call_line": [], "call_voice": []}  # fmt: skip
@@ -244,6 +259,15 @@ def report(scores: list[dict], meta: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def rescore(path: Path) -> int:
+    """``path``'s games scored again, the results (json and md) written over it."""
+    results = json.loads(path.read_text())
+    results["scores"] = [score(game) for game in results["games"]]
+    path.write_text(json.dumps(results, indent=1))
+    path.with_suffix(".md").write_text(report(results["scores"], results["meta"]))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from tests.table import TABLES
@@ -269,7 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh", action="store_true",
                         help="a new data folder for every game (else the games share one, "
                         "as one laptop does: the names check is kept from the first)")  # fmt: skip
+    parser.add_argument("--rescore", type=Path, metavar="RESULTS_JSON",
+                        help="score the games of a results.json again (this scoring), and "
+                        "write its results.md beside it: no games are played")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.rescore:
+        return rescore(args.rescore)
     # stopped with kill (SIGINT is ignored in a background job): the rooms and referees
     # still end, as on Ctrl-C
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
