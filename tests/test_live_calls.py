@@ -7,7 +7,13 @@ from dataclasses import dataclass
 import pytest
 
 from referee.intents import Intent
-from referee.live.calls import NAME_WAIT_MAX_S, NAME_WAIT_S, NO_CALLER_MIN, CallAssembler
+from referee.live.calls import (
+    NAME_WAIT_MAX_S,
+    NAME_WAIT_S,
+    NO_CALLER_MIN,
+    VOICED_EARLY_MIN,
+    CallAssembler,
+)
 from referee.speech.types import Heard, Utterance
 
 
@@ -293,3 +299,13 @@ def test_a_voice_taken_for_the_claimers_own_is_doubted_and_the_call_asked_about(
     assert table.act(calls.hear(said)) == []
     assert table.act(calls.flush()) == [("call", None, 1.0)]
     assert calls.doubted == {"Nadia"}
+
+
+def test_a_bare_call_read_early_and_faintly_waits_for_its_final_even_with_its_speaker(table, calls):
+    """Rob's "two threes": its first 0.32 s read "cheater" at 0.32, credited to his voice and
+    acted on as his call. Read early but faintly, a bare call waits for the whole utterance."""
+    early = SpokenBy(Utterance(1.0, 1.3, "cheater", VOICED_EARLY_MIN - 0.08, True), call(),
+                     decided_at=1.35, speaker="Rob")  # fmt: skip
+    assert table.act(calls.hear(early)) == []
+    final = heard(1.0, 1.6, CLAIM)
+    assert table.act(calls.hear(final)) == [("claim", None, 1.0)]

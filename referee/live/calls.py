@@ -58,6 +58,13 @@ NAME_WAIT_MAX_S = 2.5
 #: claims heard in that run's six games: 0.32 and up in the quiet room, a few of 0.12-0.3
 #: under noise and babble (a claim missed then is said again; the question stands)
 NO_CALLER_MIN = 0.3
+#: a bare call read early (at the words' first pause) is credited to its voice at once only
+#: when read at least this surely; else the whole utterance decides (then by voice too).
+#: Rob's "two threes" (piper, slow) read at its first pause, 0.32 s of "two", was "cheater"
+#: at 0.32 (the listener's head: a call, 1.0), credited to his voice and acted on: "Rob
+#: calls cheat on Nadia" (bench/table, strangers, --voices, 20 dB noise). The true bare
+#: calls read early in two replayed games of that run: 0.41-0.78 (9 of them)
+VOICED_EARLY_MIN = 0.4
 
 
 def acted_on_early(heard: Heard) -> bool:
@@ -128,7 +135,10 @@ class CallAssembler:
             else:
                 yield from self._act(call)  # anything else said comes after the call
         speaker = heard.speaker  # a voice profile told who said it
-        sure = not (heard.utterance.partial and heard.guessed)
+        early = heard.utterance.partial
+        sure = not early or (
+            not heard.guessed and (heard.utterance.confidence or 0.0) >= VOICED_EARLY_MIN
+        )
         if self._bare(heard) and speaker is not None and sure and self.own_play(speaker):
             self.doubted.add(speaker)  # see the module docstring
         if self._bare(heard) and speaker is not None and sure and speaker not in self.doubted:
