@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from bench.speech import segments
-from bench.speech.corpus import SynthCache, babble, mix, place
+from bench.speech.corpus import REAL, SynthCache, babble, mix, place
 from referee.speech import speakers
-from referee.speech.audio import resample
+from referee.speech.audio import read_wav, resample
 from referee.speech.profile import DEFAULT
 from referee.speech.types import SAMPLE_RATE
 
@@ -114,17 +114,30 @@ def make_calls(speaker: Speaker, who, n: int, rng: random.Random, nrng) -> list[
     out = []
     for i in range(n):
         speech = speaker.say(who, CALLS[i % len(CALLS)], rng)
-        for condition in ("clean", "babble 10 dB"):
-            audio, end = place(speech)
-            lead = 0.6
-            if condition != "clean":
-                noise = babble(speaker.cache, rng, len(audio) / SAMPLE_RATE + 1)
-                audio = mix(audio, noise, 10, 0.1, nrng)
-            cuts = {"tight": stretch(audio, lead - 0.05, end + 0.05)}
-            seg = segment_of(audio, lead, end)
-            if seg is not None:
-                cuts["segment"] = stretch(audio, *seg)
-            out.append(Call(who[0], condition, cuts))
+        out += said_both_ways(who[0], speech, speaker.cache, rng, nrng)
+    return out
+
+
+def said_both_ways(
+    player: str, speech: np.ndarray, cache: SynthCache, rng, nrng, band: int | None = None
+) -> list[Call]:
+    """``speech`` as a call clean and under 10 dB babble, each cut as :data:`CUTS` says.
+    ``band``: the room as recorded at that sample rate (the babble too, as a real recording
+    of that rate would have it)."""
+    out = []
+    for condition in ("clean", "babble 10 dB"):
+        audio, end = place(speech)
+        lead = 0.6
+        if condition != "clean":
+            noise = babble(cache, rng, len(audio) / SAMPLE_RATE + 1)
+            audio = mix(audio, noise, 10, 0.1, nrng)
+        if band is not None:
+            audio = resample(resample(audio, SAMPLE_RATE, band), band, SAMPLE_RATE)[: len(audio)]
+        cuts = {"tight": stretch(audio, lead - 0.05, end + 0.05)}
+        seg = segment_of(audio, lead, end)
+        if seg is not None:
+            cuts["segment"] = stretch(audio, *seg)
+        out.append(Call(player, condition, cuts))
     return out
 
 
@@ -139,6 +152,31 @@ def draw(speaker: Speaker, seed: int, calls_per_player: int):
     calls = []
     for who in PLAYERS + STRANGERS:
         calls += make_calls(speaker, who, calls_per_player, rng, nrng)
+    return enroll, calls
+
+
+#: real voices (validation only, never tuned on): the Free Spoken Digit Dataset's six
+#: speakers (recorded at 8 kHz: the babble is mixed in as such a recording would hold it),
+#: each enrolled with three digits said alone (or six), as short as a name or "cheat!" said
+#: alone; their other digits are the calls
+REAL_SPEAKERS = ("george", "jackson", "lucas", "nicolas", "theo", "yweweler")
+REAL_ENROL = (7, 4, 9, 1, 6, 8)
+
+
+def real_draw(cache: SynthCache, seed: int, per_speaker: int):
+    """Enrollment samples {speaker: six digits} and ``per_speaker`` calls of each (their
+    other recordings, drawn with ``seed``), clean and under babble."""
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    folder = REAL / "fsdd"
+    enroll, calls = {}, []
+    for spk in REAL_SPEAKERS:
+        enroll[spk] = [place(read_wav(folder / f"{d}_{spk}_0.wav", check=False), 0.3, 0.3)[0]
+                       for d in REAL_ENROL]  # fmt: skip
+        enrolled = {f"{d}_{spk}_0.wav" for d in REAL_ENROL}
+        rest = sorted(p for p in folder.glob(f"*_{spk}_*.wav") if p.name not in enrolled)
+        for path in rng.sample(rest, min(per_speaker, len(rest))):
+            calls += said_both_ways(spk, read_wav(path, check=False), cache, rng, nrng, 8000)
     return enroll, calls
 
 
@@ -194,6 +232,17 @@ def score(profile, rows, threshold: float, margin: float):
     return out, strangers
 
 
+def nearest_right(profile, rows) -> dict:
+    """{(condition, cut): [calls whose nearest voiceprint is their caller's, calls]}."""
+    top1: dict = {}
+    for player, condition, cut, sims in rows:
+        if not player.startswith("Stranger"):
+            t = top1.setdefault((condition, cut), [0, 0])
+            t[0] += sims is not None and profile.names[int(np.argmax(sims))] == player
+            t[1] += 1
+    return top1
+
+
 #: the most callers named wrong (of all calls, on the live cut) the choice may allow
 MAX_WRONG = 0.02
 
@@ -221,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.speech.voices", description=__doc__)
     parser.add_argument("--calls", type=int, default=8, help="calls per player per draw")
     parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--real-calls", type=int, default=16,
+                        help="real (fsdd) calls per speaker, 0: none")  # fmt: skip
     args = parser.parse_args(argv)
     from platformdirs import user_cache_dir
 
@@ -241,17 +292,12 @@ def main(argv: list[str] | None = None) -> int:
     decision = {}
     for size in rosters:  # chosen for each table size on seed 5
         decision[size] = choose([v for k, v in runs.items() if k[0] == 5 and k[1] == size])[:2]
-    report = {"decision": decision, "rows": [], "strangers": []}
+    report = {"decision": decision, "rows": [], "strangers": [], "real": []}
     for (seed, size, samples), (profile, rows) in runs.items():
         if seed != 6:
             continue
         res, strange = score(profile, rows, *decision[size])
-        top1: dict = {}
-        for player, condition, cut, sims in rows:
-            if not player.startswith("Stranger"):
-                t = top1.setdefault((condition, cut), [0, 0])
-                t[0] += sims is not None and profile.names[int(np.argmax(sims))] == player
-                t[1] += 1
+        top1 = nearest_right(profile, rows)
         head = {"players": size, "samples": samples}
         for (condition, cut), (right, wrong, unsure, n) in sorted(res.items()):
             report["rows"].append({**head, "condition": condition, "cut": cut, "n": n,
@@ -260,6 +306,22 @@ def main(argv: list[str] | None = None) -> int:
         for (condition, cut), (credited, n) in sorted(strange.items()):
             report["strangers"].append({**head, "condition": condition, "cut": cut,
                                         "n": n, "credited": credited})  # fmt: skip
+    if args.real_calls:
+        enroll, calls = real_draw(cache, 7, args.real_calls)
+        voices, times = embed_calls(calls)
+        all_times += times
+        roster = list(REAL_SPEAKERS)
+        decision_real = speakers.decision_for(len(roster))
+        report["real_decision"] = decision_real
+        for samples in (3, 6):
+            profile, rows = similarities(enroll, samples, calls, voices, roster)
+            res, _ = score(profile, rows, *decision_real)
+            top1 = nearest_right(profile, rows)
+            for (condition, cut), (right, wrong, unsure, n) in sorted(res.items()):
+                report["real"].append({"players": len(roster), "samples": samples,
+                                       "condition": condition, "cut": cut, "n": n,
+                                       "right": right, "wrong": wrong, "unsure": unsure,
+                                       "nearest_right": top1[(condition, cut)][0]})  # fmt: skip
     ms = np.array(all_times) * 1000
     report["embed_ms"] = {"p50": round(float(np.percentile(ms, 50)), 1),
                           "p95": round(float(np.percentile(ms, 95)), 1)}  # fmt: skip
@@ -269,6 +331,14 @@ def main(argv: list[str] | None = None) -> int:
     write_markdown(report, args)
     print((HERE / "voices.md").read_text())
     return 0
+
+
+def row_line(r: dict) -> str:
+    """One row of a named-by-voice table."""
+    n = r["n"]
+    shares = [r[k] / n for k in ("right", "wrong", "unsure", "nearest_right")]
+    return (f"| {r['players']} | {r['samples']} | {r['condition']} | {r['cut']} | {n} | "
+            + " | ".join(f"{100 * x:.1f}%" for x in shares) + " |")  # fmt: skip
 
 
 def write_markdown(report: dict, args) -> None:
@@ -306,17 +376,25 @@ def write_markdown(report: dict, args) -> None:
         "unsure (asked) | nearest voice right |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in report["rows"]:
-        n = r["n"]
-        shares = [r[k] / n for k in ("right", "wrong", "unsure", "nearest_right")]
-        lines.append(f"| {r['players']} | {r['samples']} | {r['condition']} | {r['cut']} | {n} | "
-                     + " | ".join(f"{100 * x:.1f}%" for x in shares) + " |")  # fmt: skip
+    lines += [row_line(r) for r in report["rows"]]
     lines += ["", "Voices never enrolled, credited to a player (should be asked about):", "",
               "| players | enrolled samples | condition | cut | n | credited |",
               "|---|---|---|---|---|---|"]  # fmt: skip
     for r in report["strangers"]:
         lines.append(f"| {r['players']} | {r['samples']} | {r['condition']} | {r['cut']} | "
                      f"{r['n']} | {100 * r['credited'] / r['n']:.1f}% |")  # fmt: skip
+    if report.get("real"):
+        t, m = report["real_decision"]
+        lines += ["", "Real voices (validation only: `../shared/data/speech-real-dev/fsdd`, "
+                  "the six speakers of the Free Spoken Digit Dataset, recorded at 8 kHz): each "
+                  "enrolled with three digits said alone (or six), "
+                  f"{args.real_calls} of their other digits each as calls, clean and under "
+                  f"10 dB babble; the referee's own decision for {report['real'][0]['players']}"
+                  f" players (threshold {t}, margin {m}, `decision_for`):", "",
+                  "| players | enrolled samples | condition | cut | n | named right | "
+                  "named wrong | unsure (asked) | nearest voice right |",
+                  "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [row_line(r) for r in report["real"]]
     (HERE / "voices.md").write_text("\n".join(lines) + "\n")
 
 
