@@ -342,20 +342,28 @@ class VoiceOf(Timed):
         return [replace(h, speaker=self.speaker, speaker_score=0.5) for h in super().feed(chunk)]
 
 
+def voiced_game(tmp_path, speaker: str, lines, total: float) -> tuple[LiveReferee, list[str]]:
+    """A game of tones ``lines`` (start, pitch) whose every bare call the voice profile takes
+    for ``speaker``'s, the cards read as a lie; the referee and what it said."""
+    audio = table(*((t, f, 0.5) for t, f in lines), total=total)
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    said: list[str] = []
+    referee = LiveReferee(session, VoiceOf(speaker), ArraySource(audio), camera=Camera(),
+                          reader=SlowReader(LIED),
+                          on_say=lambda a, at: said.append(a.text))  # fmt: skip
+    referee.run()
+    session.close()
+    return referee, said
+
+
 def test_a_call_credited_to_the_wrong_voice_and_undone_is_asked_about_when_said_again(tmp_path):
     """Yuki's "liar!" was credited to Nadia's voice four times running in a quiet room game,
     each undone and said again (bench/table, strangers, --voices). Ben's bare "cheat" here
     is taken for Cara's voice; the table undoes the verdict and the call, Ben calls again:
     the referee asks who called, and Ben's name answers it."""
     lines = [(7.0, 500), (14.0, 1700), (28.0, 700), (36.0, 700), (44.0, 1700), (52.0, 300)]
-    audio = table(*((t, f, 0.5) for t, f in lines), total=66.0)
-    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
-    said: list = []
-    referee = LiveReferee(session, VoiceOf("Cara"), ArraySource(audio), camera=Camera(),
-                          reader=SlowReader(LIED),
-                          on_say=lambda a, at: said.append(a.text))  # fmt: skip
-    referee.run()
-    session.close()
+    referee, said = voiced_game(tmp_path, "Cara", lines, total=66.0)
+    session = referee.session
     assert said.count("Cara calls cheat on Alice. Alice, turn the cards over.") == 1, said
     asked = said.index("Who called?")
     assert said[asked + 1] == "Ben calls cheat on Alice. Alice, turn the cards over."
@@ -365,15 +373,7 @@ def test_a_call_credited_to_the_wrong_voice_and_undone_is_asked_about_when_said_
 
 def test_a_call_whose_voice_is_taken_for_the_claimers_is_asked_about(tmp_path):
     # Alice claims; Ben's bare "cheat" sounds like Alice to the voice profile: asked, answered
-    lines = [(7.0, 500), (14.0, 1700), (24.0, 300)]
-    audio = table(*((t, f, 0.5) for t, f in lines), total=36.0)
-    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
-    said: list = []
-    referee = LiveReferee(session, VoiceOf("Alice"), ArraySource(audio), camera=Camera(),
-                          reader=SlowReader(LIED),
-                          on_say=lambda a, at: said.append(a.text))  # fmt: skip
-    referee.run()
-    session.close()
+    _, said = voiced_game(tmp_path, "Alice", [(7.0, 500), (14.0, 1700), (24.0, 300)], 36.0)
     assert "Alice can't call their own play." not in said
     asked = said.index("Who called?")
     assert said[asked + 1] == "Ben calls cheat on Alice. Alice, turn the cards over.", said
