@@ -243,6 +243,14 @@ def nearest_right(profile, rows) -> dict:
     return top1
 
 
+def table_rows(head: dict, res: dict, top1: dict) -> list[dict]:
+    """The report's rows of one enrolment: ``head`` and, per (condition, cut), the
+    callers named right, wrong and unsure (:func:`score`) and the nearest voice right."""
+    return [{**head, "condition": condition, "cut": cut, "n": n, "right": right, "wrong": wrong,
+             "unsure": unsure, "nearest_right": top1[(condition, cut)][0]}
+            for (condition, cut), (right, wrong, unsure, n) in sorted(res.items())]  # fmt: skip
+
+
 #: the most callers named wrong (of all calls, on the live cut) the choice may allow
 MAX_WRONG = 0.02
 
@@ -297,12 +305,8 @@ def main(argv: list[str] | None = None) -> int:
         if seed != 6:
             continue
         res, strange = score(profile, rows, *decision[size])
-        top1 = nearest_right(profile, rows)
         head = {"players": size, "samples": samples}
-        for (condition, cut), (right, wrong, unsure, n) in sorted(res.items()):
-            report["rows"].append({**head, "condition": condition, "cut": cut, "n": n,
-                                   "right": right, "wrong": wrong, "unsure": unsure,
-                                   "nearest_right": top1[(condition, cut)][0]})  # fmt: skip
+        report["rows"] += table_rows(head, res, nearest_right(profile, rows))
         for (condition, cut), (credited, n) in sorted(strange.items()):
             report["strangers"].append({**head, "condition": condition, "cut": cut,
                                         "n": n, "credited": credited})  # fmt: skip
@@ -316,12 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         for samples in (3, 6):
             profile, rows = similarities(enroll, samples, calls, voices, roster)
             res, _ = score(profile, rows, *decision_real)
-            top1 = nearest_right(profile, rows)
-            for (condition, cut), (right, wrong, unsure, n) in sorted(res.items()):
-                report["real"].append({"players": len(roster), "samples": samples,
-                                       "condition": condition, "cut": cut, "n": n,
-                                       "right": right, "wrong": wrong, "unsure": unsure,
-                                       "nearest_right": top1[(condition, cut)][0]})  # fmt: skip
+            head = {"players": len(roster), "samples": samples}
+            report["real"] += table_rows(head, res, nearest_right(profile, rows))
     ms = np.array(all_times) * 1000
     report["embed_ms"] = {"p50": round(float(np.percentile(ms, 50)), 1),
                           "p95": round(float(np.percentile(ms, 95)), 1)}  # fmt: skip

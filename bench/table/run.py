@@ -142,7 +142,7 @@ def score(game: dict) -> dict:
     firsts = [s for s in steps if s["attempt"] == 1 and s["kind"] != "undo"]
     claims = [s for s in firsts if s["kind"] == "claim"]
     calls = [s for s in firsts if s["kind"] in ("call", "bare_call")]
-    bare_ok = sum(_bare_call_right(steps, i) for i, s in enumerate(steps) if s in firsts)
+    bare_ok = sum(_bare_call_right(steps, i) for i in range(len(steps)))
     calls_right = sum(s["outcome"] == "right" for s in calls if s["kind"] == "call") + bare_ok
     lat: dict[str, list[float]] = {"claim_voice": [], "claim_line": [], "claim_speak": [],
                                    "call_line": [], "call_voice": []}  # fmt: skip

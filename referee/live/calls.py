@@ -139,9 +139,10 @@ class CallAssembler:
         sure = not early or (
             not heard.guessed and (heard.utterance.confidence or 0.0) >= VOICED_EARLY_MIN
         )
-        if self._bare(heard) and speaker is not None and sure and self.own_play(speaker):
+        voiced = self._bare(heard) and speaker is not None and sure
+        if voiced and self.own_play(speaker):
             self.doubted.add(speaker)  # see the module docstring
-        if self._bare(heard) and speaker is not None and sure and speaker not in self.doubted:
+        if voiced and speaker not in self.doubted:
             # read early or whole, it is that speaker's call: no name is waited for (a voice
             # credited only on the final waited out the gate's hangover, 1.3 s under babble)
             heard = replace(heard, intent=replace(heard.intent, caller=speaker))
