@@ -375,3 +375,82 @@ def test_a_name_the_head_never_learned_stands_whatever_it_says(
         ConstrainedWhisperBackend, "decode", lambda self, audio, final=True: Hypothesis(said, 0.2)
     )
     assert backend.decode(_hum()).text == ""
+
+
+@pytest.mark.parametrize(
+    ("reading", "command_p", "made"),
+    [
+        ("i'm doing that", 0.99, True),  # nothing legal read, the head all but certain
+        ("i'm doing that", 0.9, False),  # the head not sure enough: whisper's reading
+        ("lie", 0.99, False),  # a verdict whisper read stands: the head never learned them
+    ],
+)
+def test_at_a_reveal_a_command_is_made_where_whisper_read_nothing_legal(
+    backend, monkeypatch, reading, command_p, made
+):
+    """Under babble six undo phrases said at a reveal went unheard (whisper: "i'm doing
+    that", "i'm good"; the head a command 0.91-1.0), and the game derailed (bench/table)."""
+    import math
+
+    from referee.speech.types import Hypothesis
+
+    ctx = ListenContext.for_phase("reveal", PLAYERS, legal_ranks=("A",))
+    backend.set_context(ctx)
+    assert not backend.covered  # verdicts: the head does not know every phrase said here
+    monkeypatch.setattr(type(backend), "_choose", lambda self, *a: ("undo", math.log(0.2), 0.0))
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+
+    whisper = Hypothesis(reading, 0.4)
+    monkeypatch.setattr(ConstrainedWhisperBackend, "decode", lambda self, a, final=True: whisper)
+    head = _Head("command", command=0)
+    head.out["kind"][:] = 0.0
+    head.out["kind"][KINDS.index("command")] = command_p
+    head.out["kind"][KINDS.index("none")] = 1.0 - command_p
+    monkeypatch.setattr(backend, "head", head)
+    heard = backend.decode(_hum())
+    if made:
+        assert heard.text == "undo" and heard.guessed
+        assert interpret(heard.text, ctx).command == "undo"
+    else:
+        assert heard.text == reading and not heard.guessed
+
+
+@pytest.mark.parametrize(
+    ("reading", "kinds", "kept"),
+    [
+        ("liar", {"none": 0.59, "claim": 0.39, "call": 0.02}, False),  # chatter's "liar"
+        ("liar", {"none": 0.5, "call": 0.3, "name": 0.2}, True),  # the head hears a call too
+        ("i doubt it", {"none": 0.84, "name": 0.16}, True),  # more words: more evidence
+        ("liar", {"name": 0.8, "none": 0.2}, True),  # the head hears no "none" the most
+    ],
+)
+def test_a_call_read_as_one_word_the_head_hears_as_nothing_is_dropped(
+    backend, monkeypatch, reading, kinds, kept
+):
+    """In 40 minutes of bench/speech/chatter a kitchen's talk read "liar" at 0.46 (head: none
+    0.59, call 0.00) was an invented call (LONE_CALL_MAX)."""
+    from referee.speech.types import Hypothesis
+
+    _play(backend, "9")
+    heard = _read_with(backend, monkeypatch, Hypothesis(reading, 0.46), kinds)
+    assert (heard.text == reading) is kept
+
+
+@pytest.mark.parametrize(
+    ("made", "likely", "kept"), [("b s", 0.03, False), ("b s", 0.06, True), ("cheater", 0.01, True)]
+)
+def test_a_call_made_of_the_letters_b_s_must_be_likelier_than_other_calls(
+    backend, monkeypatch, made, likely, kept
+):
+    """Babble's one invented call in bench/speech/chatter was "b s" made at 0.03; true
+    "cheater!" under babble is made at 0.01 (MADE_BS_MIN)."""
+    import math
+
+    from referee.speech.types import Hypothesis
+
+    _play(backend, "J")
+    monkeypatch.setattr(
+        type(backend), "_choose", lambda self, *a: (made, math.log(likely), math.inf)
+    )
+    heard = _read_with(backend, monkeypatch, Hypothesis("", 0.0), {"call": 0.99, "none": 0.01})
+    assert (heard.text == made and heard.guessed) is kept

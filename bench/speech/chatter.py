@@ -12,6 +12,8 @@ Cara, Dev, a rank due drawn each minute, claims, calls, passes and commands lega
 it yields, and every early call naming its caller, is something the referee would act on:
 an invented claim, call, name or command. Counts are scaled to an hour when the stretch is
 shorter (openWakeWord's target for a wake word: under 0.5 false accepts an hour).
+``--phase reveal`` listens as at a reveal instead (verdicts, calls and commands legal: an
+invented "undo" there takes back the call).
 Results: ``bench/speech/chatter.md`` and ``.json``.
 """
 
@@ -141,6 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=int, default=20, help="minutes of chatter (60: an hour)")
     parser.add_argument("--backend", default=None, help="recognizer backend (default: default)")
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument(
+        "--phase",
+        choices=("play", "reveal"),
+        default="play",
+        help="listen as in play (claims, calls, passes, commands) or at a reveal (verdicts, "
+        "calls, commands: the listener's head makes only commands there)",
+    )
     parser.add_argument("--cache", type=Path, default=None)
     args = parser.parse_args(argv)
     from platformdirs import user_cache_dir
@@ -160,8 +169,11 @@ def main(argv: list[str] | None = None) -> int:
         audio, bed = minute(voices, beds, i, args.seed)
         by_bed[bed] += 1
         rank = random.Random(args.seed * 7 + i).choice(RANKS)
-        play = ListenContext.for_rank_due(rank, PLAYERS, intents=PHASE_INTENTS["play"])
-        recognizer.set_context(play)
+        if args.phase == "play":
+            ctx = ListenContext.for_rank_due(rank, PLAYERS, intents=PHASE_INTENTS["play"])
+        else:
+            ctx = ListenContext.for_phase(args.phase, PLAYERS, legal_ranks=(rank,))
+        recognizer.set_context(ctx)
         before = recognizer.compute_s
         heard = list(recognizer.utterances(ArraySource(audio)))
         compute += recognizer.compute_s - before
@@ -187,6 +199,7 @@ def summary(args, minutes: int, invented: list, by_bed: Counter, compute: float,
         "seed": args.seed,
         "backend": args.backend or "default",
         "backend_class": backend,
+        "phase": args.phase,
         "sentences": len(SENTENCES),
         "minutes_by_background": dict(by_bed),
         "invented": invented,
@@ -207,6 +220,7 @@ def write_markdown(r: dict, args) -> None:
         "nice -n 10 .venv/bin/python -m bench.speech.chatter"
         + (f" --minutes {args.minutes}" if args.minutes != 20 else "")
         + (f" --backend {args.backend}" if args.backend else "")
+        + (f" --phase {args.phase}" if args.phase != "play" else "")
     )
     lines = [
         "# False calls per hour of table chatter",
@@ -218,7 +232,9 @@ def write_markdown(r: dict, args) -> None:
         f"{len(SENTENCES)} sentences with no game word, espeak-ng voices and Piper's Joe; "
         "backgrounds in turn: "
         + ", ".join(f"{k} {v} min" for k, v in r["minutes_by_background"].items())
-        + f") through the recognizer ({r['backend']}: {r['backend_class']}) as in play; "
+        + f") through the recognizer ({r['backend']}: {r['backend_class']}) as "
+        + ("in play" if r["phase"] == "play" else f"at a {r['phase']} (verdicts legal)")
+        + "; "
         f"real-time factor {r['real_time_factor']}.",
         "",
         f"**Invented calls: {r['calls_per_hour']} an hour{scaled}** (target ≤ 0.5); "
