@@ -437,20 +437,23 @@ def test_a_call_read_as_one_word_the_head_hears_as_nothing_is_dropped(
 
 
 @pytest.mark.parametrize(
-    ("made", "likely", "kept"), [("b s", 0.03, False), ("b s", 0.06, True), ("cheater", 0.01, True)]
+    ("reading", "kept"),
+    [
+        ("how many cards", False),  # a command: the head knows them
+        ("i doubt it", False),  # a call: the head knows them too
+        ("lie", True),  # a verdict: the head never learned them, whisper's word stands
+    ],
 )
-def test_a_call_made_of_the_letters_b_s_must_be_likelier_than_other_calls(
-    backend, monkeypatch, made, likely, kept
+def test_at_a_reveal_calls_and_commands_are_checked_by_the_head_verdicts_are_not(
+    backend, monkeypatch, reading, kept
 ):
-    """Babble's one invented call in bench/speech/chatter was "b s" made at 0.03; true
-    "cheater!" under babble is made at 0.01 (MADE_BS_MIN)."""
-    import math
-
+    """Chatter heard as at a reveal: "how many cards" forced onto a kitchen's talk the head
+    took for nothing at 1.00 was a command (bench/speech/chatter --phase reveal)."""
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
     from referee.speech.types import Hypothesis
 
-    _play(backend, "J")
-    monkeypatch.setattr(
-        type(backend), "_choose", lambda self, *a: (made, math.log(likely), math.inf)
-    )
-    heard = _read_with(backend, monkeypatch, Hypothesis("", 0.0), {"call": 0.99, "none": 0.01})
-    assert (heard.text == made and heard.guessed) is kept
+    backend.set_context(ListenContext.for_phase("reveal", PLAYERS, legal_ranks=("9",)))
+    whisper = Hypothesis(reading, 0.21, guessed=True)
+    monkeypatch.setattr(ConstrainedWhisperBackend, "decode", lambda self, a, final=True: whisper)
+    monkeypatch.setattr(backend, "head", _Head("none"))
+    assert (backend.decode(_hum()).text == reading) is kept

@@ -36,8 +36,9 @@ the decoder busy and the call was acted on 2.2 s after its words (bench/table).
 
 Which player is named stays whisper's business (names are per table), and a name alone is
 made only when the referee asked for one (:func:`asking_for_a_name`). Contexts the head
-does not know (bare counts above four, verdicts) keep whisper-constrained's reading. The
-recognizer still checks every reading (interpret/admit).
+does not know (bare counts above four, verdicts) keep whisper-constrained's reading, but for
+a command the head is all but certain of where whisper read nothing legal (an undo at a
+reveal). The recognizer still checks every reading (interpret/admit).
 """
 
 from __future__ import annotations
@@ -153,13 +154,8 @@ KNOWN = frozenset(KINDS[1:])
 MADE = frozenset({"claim", "call", "name", "command"})
 MAKE_COMMAND = 0.98
 MADE_COMMAND_MIN = 0.05
-#: a call made of the two letters "B.S." (the shortest call, and the one babble fits best)
-#: only at least this likely: bench/speech/chatter's one invented call under babble was "b s"
-#: made at 0.03, and on bench/speech six of the eight calls made of no call were "b s"
-#: (0.019-0.024 of reverberant babble around "one ace"; 0.052-0.061 around a "pass"); the
-#: true "B.S." made there came at 0.058-0.085. Other call words made fainter stand: true
-#: "cheater!" under babble is made at 0.01
-MADE_BS_MIN = 0.05
+#: the kinds the head checks whatever else may be said (a reveal's verdicts, large counts)
+CHECKED_ANYWHERE = frozenset({"call", "command"})
 CLAIM, COUNT = KINDS.index("claim"), KINDS.index("count")
 _SEAT_WORD = re.compile(rf"\b(?:{'|'.join(SEAT_WORDS)})\b")
 
@@ -264,42 +260,57 @@ class ListenerBackend(ConstrainedWhisperBackend):
             made = self._make(encoded, kind, sure, p, naming)
             if made is not None:
                 return made
-        doubted = base.guessed or (heard is not None and heard.type == "command")
-        if heard is not None and doubted and self._heard_otherwise(heard.type, p):
+        return base if heard is None else self._checked(base, heard, p)
+
+    def _checked(self, base: Hypothesis, heard, p: dict[str, np.ndarray]) -> Hypothesis:
+        """Whisper's reading ``base`` (meaning ``heard``) as the head lets it stand: dropped,
+        marked ``guessed``, or as it was (see the module docstring and the constants)."""
+        kind = KINDS[int(np.argmax(p["kind"]))]
+        sure = float(np.max(p["kind"]))
+        doubted = base.guessed or heard.type == "command"
+        if doubted and self._heard_otherwise(heard.type, p):
             return Hypothesis("", chatter=False)  # see OTHER_MAX
-        if heard is not None and heard.type == "claim" and self._claim_p(p) < DOUBT_CLAIM:
+        if heard.type == "claim" and self._claim_p(p) < DOUBT_CLAIM:
             if self._other_move("claim", p) >= DOUBT_OTHER:
                 return Hypothesis("", chatter=False)  # see DOUBT_OTHER
             base = replace(base, guessed=True)  # see DOUBT_CLAIM
-        if heard is not None and heard.type == "call" and self._lone_call(base.text, p):
+        if heard.type == "call" and self._lone_call(base.text, p):
             return Hypothesis("", chatter=False)  # see LONE_CALL_MAX
         if kind == "none" and self._unlearned_name(heard, base.confidence):
             return base  # see UNLEARNED_NAME_MIN
         if kind == "none":
             faint = (
-                heard is not None
-                and heard.type in ("claim", "call", "command")
+                heard.type in ("claim", "call", "command")
                 and sure >= DOUBT_NONE
                 and (base.confidence < FAINT or (base.guessed and heard.type != "claim"))
             )
-            if heard is not None and (sure >= REJECT or faint):
+            if sure >= REJECT or faint:
                 return Hypothesis("", chatter=len(base.text.split()) > 1)
         return base
 
     def _uncovered(self, audio: np.ndarray, final: bool) -> Hypothesis:
         """Whisper-constrained's reading where the head does not know every phrase legal
-        (verdicts, bare counts above four); only a command is made there, as in play, where
-        whisper read nothing legal. At a reveal under babble six undo phrases went unheard
-        after a misheard answer (whisper: "i'm doing that", "i'm good"), the head hearing a
-        command 0.91-1.0 in four, and the game derailed (bench/table, strangers)."""
+        (verdicts, bare counts above four). A call or a command whisper read there is checked
+        by the head as in play (40 minutes of bench/speech/chatter heard as at a reveal: six
+        things invented, "how many cards" forced onto babble the head took for nothing at
+        1.00, "i doubt it" and "liar"); a verdict or a count is whisper's alone. Where whisper
+        read nothing legal, a command is made as in play: at a reveal under babble six undo
+        phrases went unheard after a misheard answer (whisper: "i'm doing that", "i'm good"),
+        the head hearing a command 0.91-1.0 in four, and the game derailed (bench/table,
+        strangers)."""
         base = super().decode(audio, final=final)
-        if not final or "command" not in self.ctx.intents or "command" not in self.make_kinds:
+        heard = interpret(base.text, self.ctx) if base.text else None
+        if heard is not None and heard.type not in CHECKED_ANYWHERE:
             return base
-        if base.text and interpret(base.text, self.ctx) is not None:
+        if heard is None and not (
+            final and "command" in self.ctx.intents and "command" in self.make_kinds
+        ):
             return base
         encoded, _ = self._read(audio)  # the encoding whisper's reading was made on
         p = self.posteriors(encoded, len(audio))
         self.last_posteriors = p
+        if heard is not None:
+            return self._checked(base, heard, p)
         sure = float(p["kind"][KINDS.index("command")])
         if sure < MAKE_COMMAND:
             return base
@@ -350,8 +361,6 @@ class ListenerBackend(ConstrainedWhisperBackend):
         confidence = sure * math.exp(min(0.0, score))
         if kind == "command" and confidence < MADE_COMMAND_MIN:
             return None  # see MADE
-        if kind == "call" and call_word(text) == "b s" and confidence < MADE_BS_MIN:
-            return None
         if kind == "call" and confidence < NAMED_MIN and margin < NAMED_MARGIN:
             text = call_word(text) or text  # see NAMED_MIN: the call stands, its caller asked
         # the name in it was weighed against every player's by _choose, whole phrases as
