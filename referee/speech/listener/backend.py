@@ -292,12 +292,12 @@ class ListenerBackend(ConstrainedWhisperBackend):
         """Whisper-constrained's reading where the head does not know every phrase legal
         (verdicts, bare counts above four). A call or a command whisper read there is checked
         by the head as in play (40 minutes of bench/speech/chatter heard as at a reveal: six
-        things invented, "how many cards" forced onto babble the head took for nothing at
-        1.00, "i doubt it" and "liar"); a verdict or a count is whisper's alone. Where whisper
-        read nothing legal, a command is made as in play: at a reveal under babble six undo
-        phrases went unheard after a misheard answer (whisper: "i'm doing that", "i'm good"),
-        the head hearing a command 0.91-1.0 in four, and the game derailed (bench/table,
-        strangers)."""
+        things invented, "how many cards" forced onto a kitchen's talk the head took for
+        nothing at 1.00, "i doubt it" and "liar"); a verdict or a count is whisper's alone.
+        Where whisper read nothing legal, a command is made as in play: at a reveal under
+        babble six undo phrases went unheard after a misheard answer (whisper: "i'm doing
+        that", "i'm good"), the head hearing a command 0.91-1.0 in four, and the game
+        derailed (bench/table, strangers)."""
         base = super().decode(audio, final=final)
         heard = interpret(base.text, self.ctx) if base.text else None
         if heard is not None and heard.type not in CHECKED_ANYWHERE:
