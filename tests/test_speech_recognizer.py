@@ -401,7 +401,8 @@ def babble_table(words_amplitude: float, pitch: int = 3300) -> np.ndarray:
 def test_a_command_standing_out_of_babble_is_read_from_its_own_stretch():
     """Babble held one utterance open for 5 s; read whole it is the babble's (nothing legal),
     so the loudest words in it are read alone, stamped with their own onset: a command said
-    there is taken, a claim is not (chatter under babble read so gave claims nobody made)."""
+    there is taken, and a call naming its caller; a claim is not (chatter under babble read
+    so gave claims nobody made), nor a bare call."""
     rec = recognizer()
     heard = finals(rec, babble_table(0.2))
     assert [h.utterance.text for h in heard] == ["undo"]
@@ -411,6 +412,12 @@ def test_a_command_standing_out_of_babble_is_read_from_its_own_stretch():
     rec = recognizer()
     assert finals(rec, babble_table(0.2, pitch=500)) == []  # "two aces" there: not taken
     assert rec.backend.decoded[-1] == pytest.approx(0.68)  # though it was read
+    # a call naming its caller is taken ("Yuki, cheat!" at the end of 5 s of babble), a bare
+    # call is not
+    heard = finals(recognizer(), babble_table(0.2, pitch=1300))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": "Alice"}]
+    assert heard[0].utterance.start == pytest.approx(3.0, abs=0.03)
+    assert finals(recognizer(), babble_table(0.2, pitch=300)) == []
     # without the words standing out, nothing is read again
     rec = recognizer()
     assert finals(rec, babble_table(0.05)) == []

@@ -73,7 +73,11 @@ MUTES_KEPT = 2000
 #: words alone (:func:`referee.speech.vad.loudest_stretch`): babble held the gate open
 #: around them. Only a command is taken from there: on bench/speech's synthetic sets (64 a
 #: set) it took 3 more commands under babble ("new game", "whose turn", "how many cards")
-#: and one claim from chatter under babble ("hold on a second" as "three threes")
+#: and one claim from chatter under babble ("hold on a second" as "three threes"). And a
+#: call naming its caller (2026-12-05): in a strangers' room game under babble Yuki's "Yuki,
+#: cheat!" ended a 5 s utterance of babble, read whole as nothing and from its loudest
+#: words as "yuki cheat", and went unheard twice; a bare call is not taken so (a call must
+#: name someone the table can check, and chatter's stretches hold no names)
 LONG_UTTERANCE_S = 1.0
 STRETCH_TYPES = frozenset({"command"})
 #: loud sound running on after the ears open is the voice's own echo (or its estimate fell
@@ -140,6 +144,12 @@ def _name_unfinished(heard: Heard) -> Heard | None:
     if not words or (words[-1] not in normalize(intent.caller).split() and not by_seat):
         return heard
     return replace(heard, intent=replace(intent, caller=None))
+
+
+def _from_stretch(intent: Intent) -> bool:
+    """Whether ``intent``, read from a long utterance's loudest words, is taken (see
+    ``LONG_UTTERANCE_S``)."""
+    return intent.type in STRETCH_TYPES or (intent.type == "call" and intent.caller is not None)
 
 
 def _news(heard: Heard, early: Heard | None) -> bool:
@@ -380,7 +390,7 @@ class Recognizer:
             stretch = loudest_stretch(segment.audio)
             if stretch is not None:
                 words = self._decide(segment.stretch(*stretch), partial=False)
-                if words is not None and words.intent.type in STRETCH_TYPES:
+                if words is not None and _from_stretch(words.intent):
                     return words
         if heard is None:
             self._last_read = "nothing"
