@@ -43,6 +43,16 @@ def test_an_infinite_t_is_a_named_bad_line(capsys, tmp_path):
     assert code == 0 and "line 1" in err and out[-1]["state"]["pile"] == 0
 
 
+def test_a_claim_of_no_rank_is_a_named_bad_line(capsys, tmp_path):
+    """Hypothesis found it: a claim event with rank "" reached the engine, whose refusal
+    ("Twos are due, not ...") named the rank, and the replay ended in a KeyError."""
+    data = b'{"heard": "two aces"}\n{"event": "claim", "count": 0, "rank": ""}\n'
+    data += b'{"heard": "one two"}\n'
+    out, err, code = replay_bytes(capsys, tmp_path, data)
+    assert code == 0 and "line 2" in err and "rank=''" in err and "Traceback" not in err
+    assert out[-1]["state"]["pile"] == 3
+
+
 def test_a_lone_surrogate_is_a_named_bad_line(capsys, tmp_path):
     data = b'{"heard": "\\ud800"}\n{"event": "name", "name": "\\udfff"}\n{"heard": "two aces"}\n'
     out, err, code = replay_bytes(capsys, tmp_path, data)

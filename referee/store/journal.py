@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import warn
+from referee.game.cards import RANKS
 from referee.game.events import EVENT_TYPES, Event, event_from_dict, event_to_dict
 from referee.game.match import Match
 from referee.game.rules import Rules, rules_from_dict
@@ -185,7 +186,7 @@ def _number(value: Any) -> bool:
 _FIELDS = {
     "t": lambda v: v is None or _number(v),
     "count": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "rank": lambda v: isinstance(v, str),
+    "rank": lambda v: isinstance(v, str) and v in RANKS,  # a claim's: no engine message names ""
     "caller": lambda v: v is None or isinstance(v, str),
     "target": lambda v: v is None or isinstance(v, str),
     "name": lambda v: isinstance(v, str),
