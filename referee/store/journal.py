@@ -186,7 +186,7 @@ def _number(value: Any) -> bool:
 _FIELDS = {
     "t": lambda v: v is None or _number(v),
     "count": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "rank": lambda v: isinstance(v, str) and v in RANKS,  # a claim's: no engine message names ""
+    "rank": lambda v: isinstance(v, str) and v in RANKS,  # the engine names it in refusals
     "caller": lambda v: v is None or isinstance(v, str),
     "target": lambda v: v is None or isinstance(v, str),
     "name": lambda v: isinstance(v, str),

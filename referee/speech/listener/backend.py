@@ -302,17 +302,15 @@ class ListenerBackend(ConstrainedWhisperBackend):
         heard = interpret(base.text, self.ctx) if base.text else None
         if heard is not None and heard.type not in CHECKED_ANYWHERE:
             return base
-        if heard is None and not (
-            final and "command" in self.ctx.intents and "command" in self.make_kinds
-        ):
-            return base
+        if heard is None and not final:
+            return base  # a phrase is made on whole readings only
         encoded, _ = self._read(audio)  # the encoding whisper's reading was made on
         p = self.posteriors(encoded, len(audio))
         self.last_posteriors = p
         if heard is not None:
             return self._checked(base, heard, p)
         sure = float(p["kind"][KINDS.index("command")])
-        if sure < MAKE_COMMAND:
+        if not self._makes("command", sure, p):
             return base
         return self._make(encoded, "command", sure, p, None) or base
 
