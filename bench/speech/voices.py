@@ -12,7 +12,8 @@ words ±50 ms ("tight"), the recognizer's own segment (its voice gate, as live),
 segment's voiced core (:func:`referee.speech.speakers.voiced_core`, what the referee uses).
 
 The threshold and margin of :meth:`SpeakerProfile.decide` are chosen on one draw of the clips
-(seed 5) and scored on another (seed 6); results go to ``bench/speech/voices.md``/``.json``.
+(seed 5) and scored on others (seeds 6-9, pooled: ``--score-seeds``); results go to
+``bench/speech/voices.md``/``.json``.
 """
 
 from __future__ import annotations
@@ -280,7 +281,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--real-calls", type=int, default=16,
                         help="real (fsdd) calls per speaker, 0: none")  # fmt: skip
+    parser.add_argument("--score-seeds", default="6,7,8,9",
+                        help="draws scored, pooled (the choice is made on seed 5)")  # fmt: skip
     args = parser.parse_args(argv)
+    scored = [int(s) for s in args.score_seeds.split(",")]
     from platformdirs import user_cache_dir
 
     root = args.cache or Path(user_cache_dir("referee")) / "bench-speech"
@@ -290,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     rosters = {4: [p[0] for p in PLAYERS[:4]], 8: [p[0] for p in PLAYERS]}
     runs = {}
     all_times: list[float] = []
-    for seed in (5, 6):
+    for seed in (5, *scored):
         enroll, calls = draw(speaker, seed, args.calls)
         voices, times = embed_calls(calls)
         all_times += times
@@ -300,16 +304,19 @@ def main(argv: list[str] | None = None) -> int:
     decision = {}
     for size in rosters:  # chosen for each table size on seed 5
         decision[size] = choose([v for k, v in runs.items() if k[0] == 5 and k[1] == size])[:2]
-    report = {"decision": decision, "rows": [], "strangers": [], "real": []}
-    for (seed, size, samples), (profile, rows) in runs.items():
-        if seed != 6:
-            continue
-        res, strange = score(profile, rows, *decision[size])
-        head = {"players": size, "samples": samples}
-        report["rows"] += table_rows(head, res, nearest_right(profile, rows))
-        for (condition, cut), (credited, n) in sorted(strange.items()):
-            report["strangers"].append({**head, "condition": condition, "cut": cut,
-                                        "n": n, "credited": credited})  # fmt: skip
+    report = {"decision": decision, "scored": scored, "rows": [], "strangers": [], "real": []}
+    for size in rosters:
+        for samples in (3, 6):
+            pooled = [runs[(seed, size, samples)] for seed in scored]
+            res, strange, top1 = {}, {}, {}
+            for profile, rows in pooled:
+                r, s = score(profile, rows, *decision[size])
+                _add(res, r), _add(strange, s), _add(top1, nearest_right(profile, rows))
+            head = {"players": size, "samples": samples}
+            report["rows"] += table_rows(head, res, top1)
+            for (condition, cut), (credited, n) in sorted(strange.items()):
+                report["strangers"].append({**head, "condition": condition, "cut": cut,
+                                            "n": n, "credited": credited})  # fmt: skip
     if args.real_calls:
         enroll, calls = real_draw(cache, 7, args.real_calls)
         voices, times = embed_calls(calls)
@@ -333,6 +340,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _add(total: dict, more: dict) -> None:
+    """Add ``more``'s counts ({key: [counts]}) into ``total``'s."""
+    for key, counts in more.items():
+        into = total.setdefault(key, [0] * len(counts))
+        for i, c in enumerate(counts):
+            into[i] += c
+
+
 def row_line(r: dict) -> str:
     """One row of a named-by-voice table."""
     n = r["n"]
@@ -346,7 +361,8 @@ def write_markdown(report: dict, args) -> None:
         "# Caller named by voice",
         "",
         "Rerun: `nice -n 10 .venv/bin/python -m bench.speech.voices`"
-        + (f" --calls {args.calls}" if args.calls != 8 else ""),
+        + (f" --calls {args.calls}" if args.calls != 8 else "")
+        + (f" --score-seeds {args.score_seeds}" if args.score_seeds != "6,7,8,9" else ""),
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {report['machine']} "
         f"({report['seconds']} s). Players: "
@@ -359,7 +375,7 @@ def write_markdown(report: dict, args) -> None:
         "(of the centred cosine, `referee.speech.speakers.table_scores`) chosen on seed 5 for "
         "each table size: the most callers named right on the live cut with at most "
         f"{MAX_WRONG:.0%} named wrong (over both conditions and enrolments), the strictest of "
-        "equals; scored on seed 6: "
+        f"equals; scored on seeds {', '.join(map(str, report['scored']))} (pooled): "
         + ", ".join(
             f"**{n} players: threshold {t}, margin {m}**"
             for n, (t, m) in report["decision"].items()
