@@ -143,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=int, default=20, help="minutes of chatter (60: an hour)")
     parser.add_argument("--backend", default=None, help="recognizer backend (default: default)")
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--first", type=int, default=0,
+                        help="the first minute's index (minutes already heard are skipped: "
+                        "rules made on the first stretches are checked on later ones)")  # fmt: skip
     parser.add_argument(
         "--phase",
         choices=("play", "reveal"),
@@ -165,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     invented: list[dict] = []
     by_bed: Counter = Counter()
     compute = 0.0
-    for i in range(args.minutes):
+    for n, i in enumerate(range(args.first, args.first + args.minutes)):
         audio, bed = minute(voices, beds, i, args.seed)
         by_bed[bed] += 1
         rank = random.Random(args.seed * 7 + i).choice(RANKS)
@@ -179,10 +182,10 @@ def main(argv: list[str] | None = None) -> int:
         compute += recognizer.compute_s - before
         for h in acted_on(heard):
             invented.append({"minute": i, "background": bed, "rank_due": rank, **h.to_dict()})
-        print(f"minute {i + 1}/{args.minutes} ({bed}): {len(acted_on(heard))} invented, "
+        print(f"minute {n + 1}/{args.minutes} (#{i}, {bed}): {len(acted_on(heard))} invented, "
               f"{time.time() - t0:.0f} s", flush=True)  # fmt: skip
         # written after every minute: a run stopped early still says what it heard
-        done = i + 1
+        done = n + 1
         report = summary(args, done, invented, by_bed, compute, backend, time.time() - t0)
         (HERE / "chatter.json").write_text(json.dumps(report, indent=1) + "\n")
         write_markdown(report, args)
@@ -197,6 +200,7 @@ def summary(args, minutes: int, invented: list, by_bed: Counter, compute: float,
     return {
         "minutes": minutes,
         "seed": args.seed,
+        "first_minute": args.first,
         "backend": args.backend or "default",
         "backend_class": backend,
         "phase": args.phase,
@@ -221,6 +225,7 @@ def write_markdown(r: dict, args) -> None:
         + (f" --minutes {args.minutes}" if args.minutes != 20 else "")
         + (f" --backend {args.backend}" if args.backend else "")
         + (f" --phase {args.phase}" if args.phase != "play" else "")
+        + (f" --first {args.first}" if args.first else "")
     )
     lines = [
         "# False calls per hour of table chatter",
@@ -228,7 +233,13 @@ def write_markdown(r: dict, args) -> None:
         f"Rerun: `{rerun}`",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {r['machine']} "
-        f"({r['seconds']} s). {r['minutes']} minutes of chatter (seed {r['seed']}; "
+        f"({r['seconds']} s). {r['minutes']} minutes of chatter (seed {r['seed']}"
+        + (
+            f", minutes {r['first_minute']}-{r['first_minute'] + r['minutes'] - 1}"
+            if r.get("first_minute")
+            else ""
+        )
+        + "; "
         f"{len(SENTENCES)} sentences with no game word, espeak-ng voices and Piper's Joe; "
         "backgrounds in turn: "
         + ", ".join(f"{k} {v} min" for k, v in r["minutes_by_background"].items())
