@@ -346,6 +346,29 @@ def test_a_command_is_made_only_when_the_head_is_all_but_certain_and_the_decoder
 
 
 @pytest.mark.parametrize(
+    ("phrase", "likely", "made"),
+    [("liar", 0.012, False), ("b s", 0.02, False), ("liar", 0.05, True), ("cheater", 0.012, True)],
+)
+def test_the_shortest_calls_are_made_only_when_the_decoder_finds_them_likely(
+    backend, monkeypatch, phrase, likely, made
+):
+    """Chatter's talk made into a call was most often "liar" or "b s" at 0.01-0.03
+    (bench/speech/chatter, 200 minutes); a true "cheater!" under babble is made at 0.01."""
+    import math
+
+    from referee.speech.types import Hypothesis
+
+    ctx = _play(backend, "A")
+    monkeypatch.setattr(
+        type(backend), "_choose", lambda self, *a: (phrase, math.log(likely), math.inf)
+    )
+    kinds = {"call": 0.99, "none": 0.01}
+    heard = _read_with(backend, monkeypatch, Hypothesis("she said she would", 0.4), kinds)
+    assert (heard.text == phrase and heard.guessed) is made
+    assert made or interpret(heard.text, ctx) is None  # dropped, not made another call
+
+
+@pytest.mark.parametrize(
     ("players", "said", "kept"),
     [
         (("Marco", "Nadia", "Rob", "Yuki"), "yuki", True),  # a name the head never learned
