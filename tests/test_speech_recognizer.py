@@ -21,6 +21,9 @@ TAIL_LOST = "<i doubt it, until its quiet tail is in>"  # then nothing
 TAIL_CLAIM = "<cheat, until its quiet tail is in>"  # then "three kings"
 GUESSED_CALL = "<a call by Ben made where whisper heard none>"
 NAME_BEGUN = "<alice, read ben while it is being said>"
+CALL_FLIPS = "<a bare call made 'cheater' of the words so far, 'b s' of them all>"
+CALL_MADE = "<a bare call made 'cheater' however much of it is read>"
+CALL_BEGUN = "<a bare call made 'cheat' of the words so far, 'cheater' of them all>"
 
 #: the fake backend's language: a tone's pitch stands for a phrase
 WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely today",
@@ -28,7 +31,7 @@ WORDS = {300: "cheat", 500: "two aces", 700: "ben", 900: "the weather is lovely 
          1900: MENDED, 2100: TAIL, 2300: "cara", 3300: "undo", 2700: "two twos",
          3100: MENDED_CLAIM, 3500: "cheat alice", 3700: TAIL_LOST,
          3900: TAIL_CLAIM, 4100: GUESSED_CALL, 4300: NAME_BEGUN,
-         5300: "liar three one"}  # fmt: skip
+         4500: CALL_FLIPS, 4700: CALL_MADE, 4900: CALL_BEGUN, 5300: "liar three one"}  # fmt: skip
 
 
 class ToneBackend:
@@ -55,6 +58,14 @@ class ToneBackend:
             return Hypothesis("three kings", 0.5, guessed=True)
         if text == GUESSED_CALL:
             return Hypothesis("cheat ben", 0.5, guessed=True) if final else Hypothesis("")
+        if text == CALL_FLIPS:
+            return Hypothesis("cheater" if len(audio) < 1.2 * SAMPLE_RATE else "b s", 0.02,
+                              guessed=True)  # fmt: skip
+        if text == CALL_MADE:
+            return Hypothesis("cheater", 0.02, guessed=True)
+        if text == CALL_BEGUN:
+            return Hypothesis("cheat" if len(audio) < 1.2 * SAMPLE_RATE else "cheater", 0.02,
+                              guessed=True)  # fmt: skip
         if text == NAME_BEGUN:
             return Hypothesis("alice" if final else "ben", 0.5)
         if text == MENDED:
@@ -227,6 +238,19 @@ def test_a_guessed_named_call_read_the_same_at_two_pauses_is_acted_on_early():
     # read at one pause only, it waits for the whole utterance
     once = list(recognizer().utterances(ArraySource(table((1.0, 4100, 0.6)))))
     assert [h.guessed for h in once if h.utterance.partial] == [True]
+
+
+def test_a_bare_call_made_with_another_call_word_at_its_first_pause_is_not_taken():
+    """A call said is made the same at every reading; chatter's words made into a call
+    flip between call words ("cheater" at the first pause, "b s" whole:
+    bench/speech/chatter)."""
+    flips = list(recognizer().utterances(ArraySource(table((1.0, 4500, 0.4), (1.5, 4500, 0.6)))))
+    assert [(h.utterance.partial, h.utterance.text) for h in flips] == [(True, "cheater")]
+    same = list(recognizer().utterances(ArraySource(table((1.0, 4700, 0.4), (1.5, 4700, 0.6)))))
+    assert [(h.utterance.partial, h.utterance.text) for h in same][-1] == (False, "cheater")
+    # the start of the call heard at the pause, all of it whole: one call
+    begun = list(recognizer().utterances(ArraySource(table((1.0, 4900, 0.4), (1.5, 4900, 0.6)))))
+    assert [(h.utterance.partial, h.utterance.text) for h in begun][-1] == (False, "cheater")
 
 
 def test_mute_gate_drops_the_referees_own_voice():

@@ -173,6 +173,30 @@ def _read_twice(heard: Heard, early: Heard | None) -> bool:
     )
 
 
+#: call phrases that are one call said two ways (a first pause may hear the first of them)
+_SAME_CALL = {"b s": "bullshit", "bs": "bullshit", "bull shit": "bullshit"}
+
+
+def _guessed_otherwise(heard: Heard, early: Heard | None) -> bool:
+    """Whether ``heard``, a bare call made where whisper read none (guessed), was made as
+    another call at an earlier pause of the same words. When a call was said, the decoder
+    makes the same one at every reading, or at a pause the start of it ("cheat" of
+    "cheater!"; bench/speech: every true call made under babble or in a reverberant room,
+    25 clips, read alike at each pause); when none was, its choice among the calls flips:
+    three of thirteen calls made of two hours' chatter (bench/speech/chatter, minutes 0-119)
+    were "cheater" or "liar" at the first pause and "b s" whole."""
+    if early is None or early.utterance.start != heard.utterance.start:
+        return False
+    if not (heard.guessed and early.guessed):
+        return False
+    if not heard.intent.type == early.intent.type == "call":
+        return False
+    if heard.intent.caller is not None or early.intent.caller is not None:
+        return False
+    now, then = (_SAME_CALL.get(h.utterance.text, h.utterance.text) for h in (heard, early))
+    return not (now.startswith(then) or then.startswith(now))
+
+
 def _confirm(early: Heard | None, segment: Segment) -> Heard | None:
     """The final for an utterance whose call or claim was already emitted early, when the
     full utterance decodes to nothing legal: the early reading stands (a complete claim or a
@@ -366,6 +390,8 @@ class Recognizer:
             return joined
         chatter = self._recognize(segment, final=True).chatter  # _decide reuses it
         heard = self._decide(segment, partial=False)
+        if heard is not None and _guessed_otherwise(heard, early):
+            heard = None
         if heard is None and not chatter:
             heard = (
                 _confirm(early, segment)
