@@ -347,13 +347,21 @@ def test_a_command_is_made_only_when_the_head_is_all_but_certain_and_the_decoder
 
 @pytest.mark.parametrize(
     ("phrase", "likely", "made"),
-    [("liar", 0.012, False), ("b s", 0.02, False), ("liar", 0.05, True), ("cheater", 0.012, True)],
+    [
+        ("liar", 0.012, False),
+        ("b s", 0.02, False),
+        ("liar", 0.05, True),
+        ("cheater", 0.012, True),
+        ("i doubt it", 0.08, False),
+        ("i doubt it", 0.2, True),
+    ],
 )
-def test_the_shortest_calls_are_made_only_when_the_decoder_finds_them_likely(
+def test_the_calls_chatter_is_made_into_are_made_only_when_the_decoder_finds_them_likely(
     backend, monkeypatch, phrase, likely, made
 ):
-    """Chatter's talk made into a call was most often "liar" or "b s" at 0.01-0.03
-    (bench/speech/chatter, 200 minutes); a true "cheater!" under babble is made at 0.01."""
+    """Chatter's talk made into a call was most often "liar" or "b s" at 0.01-0.03, or "i
+    doubt it" at 0.05-0.12 (bench/speech/chatter); a true "cheater!" under babble is made at
+    0.01, a true "I doubt it!" at 0.15 or more."""
     import math
 
     from referee.speech.types import Hypothesis
