@@ -9,17 +9,8 @@ from referee.speech import make_recognizer
 from referee.speech.names import PROBES, confusable_names, warnings
 from referee.speech.synth import espeak_available
 
-#: the probes speak with espeak-ng and are heard by the default recognizer
-probed = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not espeak_available(), reason="espeak-ng not installed"),
-]
-
-
-def _needs_probes(test):
-    for mark in probed:
-        test = mark(test)
-    return test
+#: the probes speak with espeak-ng (and are heard by the default recognizer: slow)
+needs_espeak = pytest.mark.skipif(not espeak_available(), reason="espeak-ng not installed")
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +18,8 @@ def recognizer():
     return make_recognizer()  # the default backend, as at the table
 
 
-@_needs_probes
+@pytest.mark.slow
+@needs_espeak
 def test_names_that_sound_alike_are_reported_with_a_fallback_that_parses(recognizer):
     players = ("Alice", "Ben", "Cara", "Dev")
     pairs = confusable_names(recognizer, players)
@@ -38,14 +30,16 @@ def test_names_that_sound_alike_are_reported_with_a_fallback_that_parses(recogni
     assert parse("cheat, player four!", players).caller == "Dev"
 
 
-@_needs_probes
+@pytest.mark.slow
+@needs_espeak
 def test_distinct_names_raise_nothing_and_the_context_is_restored(recognizer):
     before = recognizer.context
     assert confusable_names(recognizer, ("Alice", "Ben", "Cara")) == []
     assert recognizer.context == before
 
 
-@_needs_probes
+@pytest.mark.slow
+@needs_espeak
 def test_the_answer_is_kept_for_the_same_names_and_recognizer(recognizer, tmp_path):
     from types import SimpleNamespace
 
