@@ -29,6 +29,7 @@ import json
 import random
 import sys
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,7 @@ from referee.speech.listener.data import (
     music,
     rms,
     speak,
+    text_for,
     water,
 )
 from referee.speech.listener.labels import Label, kept_frames
@@ -56,10 +58,41 @@ STREAM_S = 30.0
 #: the share of a stream's cuts kept: a 30 s stream gives 25-75, most of them the same
 #: words read at one pause after another, so a shard draws on more streams
 KEEP = 0.35
+#: ...and of a play stream's talk: its shards are mostly the game's phrases as cut
+KEEP_IN_PLAY = 0.1
 #: the recognizer reads words in progress at their first pause this long (recognizer.py)
 FIRST_PAUSE_FRAMES = 3
 FIRST_PAUSE_MIN_S = 0.22
 BACKGROUNDS = ("quiet", "babble", "noise", "babble+noise")
+#: play streams (``--play``): the game's phrases said between the talk, in the table mix's
+#: shares, with this much quiet (but the room's) before and after each
+PLAY_KINDS = ("claim", "call", "pass", "command", "name", "count")
+PLAY_WEIGHTS = (0.30, 0.24, 0.04, 0.09, 0.06, 0.03)
+PLAY_GAP_S = 0.7
+
+
+@dataclass(frozen=True)
+class Said:
+    """A game phrase said in a stream: where (seconds), what, and its label."""
+
+    start: float
+    end: float
+    text: str
+    label: Label
+
+
+def labelled(cut: Cut, spans: list[Said]) -> Label | None | bool:
+    """The label of ``cut``: the phrase's when it holds all of one phrase and nothing else
+    said (the pause around a phrase is :data:`PLAY_GAP_S`); None (talk) when it touches no
+    phrase; False (not used) when it holds part of one (a claim's first word read at its
+    first pause) or a phrase and more."""
+    for said in spans:
+        if cut.end < said.start or cut.at > said.end:
+            continue
+        whole = cut.at <= said.start + 0.05 and cut.end >= said.end - 0.05
+        alone = cut.at >= said.start - PLAY_GAP_S and cut.end <= said.end + PLAY_GAP_S
+        return said.label if whole and alone else False
+    return None
 
 
 def line(rng: random.Random) -> str:
@@ -85,22 +118,40 @@ class Talk:
             print("pyroomacoustics missing: no reverberant rooms", file=sys.stderr)
             self.rooms = None
 
-    def stream(self, seed: int) -> tuple[np.ndarray, str]:
-        """(audio, background) of stream ``seed``."""
+    def stream(
+        self, seed: int, play: bool = False, background: str | None = None
+    ) -> tuple[np.ndarray, str, list[Said]]:
+        """(audio, background, the game's phrases said in it) of stream ``seed``; with
+        ``play``, half of what is said is the game's (:data:`PLAY_KINDS`), each with a pause
+        of :data:`PLAY_GAP_S` around it so that the gate can cut it alone. ``background``
+        (one of :data:`BACKGROUNDS`) is drawn when not given."""
         rng = random.Random(seed)
         nrng = np.random.default_rng(seed)
         total = int(STREAM_S * SAMPLE_RATE)
         talk = np.zeros(total, np.float32)
+        spans: list[Said] = []
         pos = int(rng.uniform(0.0, 2.0) * SAMPLE_RATE)
         while pos < total:
-            said, _ = speak(line(rng), rng)
+            label = None
+            if play and rng.random() < 0.5:
+                kind = rng.choices(PLAY_KINDS, PLAY_WEIGHTS)[0]
+                text, label = text_for(kind, rng)
+                pos += int(PLAY_GAP_S * SAMPLE_RATE)
+                if pos >= total:
+                    break
+            else:
+                text = line(rng)
+            said, _ = speak(text, rng)
             if self.rooms is not None and rng.random() < 0.3:
                 said = self.rooms.apply(said, rng)
             said = said * (0.1 * rng.uniform(0.5, 1.5) / max(rms(said), 1e-6))
             end = min(total, pos + len(said))
             talk[pos:end] += said[: end - pos]
-            pos = end + int(rng.uniform(0.2, 4.0) * SAMPLE_RATE)
-        background = rng.choice(BACKGROUNDS)
+            if label is not None and end < total:
+                spans.append(Said(pos / SAMPLE_RATE, end / SAMPLE_RATE, text, label))
+            gap = PLAY_GAP_S if label is not None else 0.0
+            pos = end + int(max(gap, rng.uniform(0.2, 4.0)) * SAMPLE_RATE)
+        background = background or rng.choice(BACKGROUNDS)
         bed = np.zeros(total, np.float32)
         if "babble" in background:
             b = self.babble(total, rng)
@@ -126,12 +177,27 @@ class Talk:
         bed = bed * (0.1 / max(rms(bed), 1e-9) / 10 ** (snr / 20))
         level = 10 ** (rng.uniform(-32, -16) / 20) / 0.1  # the talk's level at the laptop
         audio = mic_color((talk + bed) * level, nrng)
-        return np.clip(audio, -1, 1).astype(np.float32), f"{background} {snr:.0f} dB"
+        return np.clip(audio, -1, 1).astype(np.float32), f"{background} {snr:.0f} dB", spans
 
 
-def cuts(audio: np.ndarray) -> list[tuple[float, np.ndarray, str]]:
-    """What the referee's gate hands the recognizer: (start in seconds, audio, how): each
-    finished utterance ("final") and each first-pause reading ("pause")."""
+@dataclass(frozen=True)
+class Cut:
+    """What the gate hands the recognizer once: speech from ``onset`` (seconds of the
+    stream), ``audio`` from ``at`` (its pre-roll first), at a first pause or finished."""
+
+    onset: float
+    at: float
+    audio: np.ndarray
+    how: str  # "pause" or "final"
+
+    @property
+    def end(self) -> float:
+        return self.at + len(self.audio) / SAMPLE_RATE
+
+
+def cuts(audio: np.ndarray) -> list[Cut]:
+    """What the referee's gate hands the recognizer of ``audio``: each finished utterance
+    and each first-pause reading."""
     from referee.speech.vad import FRAME, Segmenter
 
     segmenter = Segmenter()
@@ -140,7 +206,7 @@ def cuts(audio: np.ndarray) -> list[tuple[float, np.ndarray, str]]:
         t = i * FRAME / SAMPLE_RATE
         finished = segmenter.push(t, audio[i * FRAME : (i + 1) * FRAME])
         if finished is not None:
-            out.append((finished.start, finished.audio, "final"))
+            out.append(_cut(finished, "final"))
             continue
         current = segmenter.current()
         if (
@@ -148,35 +214,49 @@ def cuts(audio: np.ndarray) -> list[tuple[float, np.ndarray, str]]:
             and segmenter.quiet_frames == FIRST_PAUSE_FRAMES
             and current.end - current.start >= FIRST_PAUSE_MIN_S
         ):
-            out.append((current.start, current.audio, "pause"))
+            out.append(_cut(current, "pause"))
     return out
 
 
-def make_shard(talk: Talk, encoder, seed: int, shard: int, size: int, out: Path) -> None:
-    """Write one shard of ``size`` cut stretches (:data:`KEEP` of each stream's) from
-    streams ``shard*1000 + j``."""
+def _cut(segment, how: str) -> Cut:
+    at = segment.start if segment.audio_start is None else segment.audio_start
+    return Cut(segment.start, at, segment.audio, how)
+
+
+def make_shard(
+    talk: Talk, encoder, seed: int, shard: int, size: int, out: Path, play: bool = False
+) -> None:
+    """Write one shard of ``size`` cut stretches (:data:`KEEP` of each stream's talk; with
+    ``play``, every whole phrase too) from streams ``shard*1000 + j``."""
     frames, offsets, labels, metas = [], [0], [], []
     j = 0
     while len(labels) < size:
         stream_seed = seed * 1_000_003 + shard * 1000 + j
         j += 1
-        audio, background = talk.stream(stream_seed)
+        audio, background, spans = talk.stream(stream_seed, play=play)
         pick = random.Random(stream_seed)
-        for start, clip, how in cuts(audio):
+        for cut in cuts(audio):
             if len(labels) >= size:
                 break
-            if pick.random() >= KEEP or len(clip) < int(0.1 * SAMPLE_RATE):
+            clip, how = cut.audio, cut.how
+            label = labelled(cut, spans)
+            if label is False or len(clip) < int(0.1 * SAMPLE_RATE):
                 continue
+            if label is None and pick.random() >= (KEEP_IN_PLAY if play else KEEP):
+                continue
+            if label is not None and how == "pause" and pick.random() >= 0.5:
+                continue  # its final is the same words and a little quiet
+            label = label or Label("none")
             encoded = np.asarray(encoder.encode(clip))[0]
             keep = encoded[: kept_frames(len(clip), len(encoded))].astype(np.float16)
             frames.append(keep)
             offsets.append(offsets[-1] + len(keep))
-            label = Label("none")
             labels.append(label.targets())
+            text = next((x.text for x in spans if x.label is label), "")
             metas.append({
-                "text": "", "voice": f"talk {how}", "background": background,
-                "seconds": len(clip) / SAMPLE_RATE, "stream": stream_seed, "at": round(start, 2),
-                "label": {"kind": "none"},
+                "text": text, "voice": f"talk {how}", "background": background,
+                "seconds": len(clip) / SAMPLE_RATE, "stream": stream_seed,
+                "at": round(cut.onset, 2), "label": asdict(label),
             })  # fmt: skip
     tmp = out.with_suffix(".tmp.npz")
     np.savez(
@@ -197,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--out", type=Path, default=DATA)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--play", action="store_true", help="half the phrases the game's, cut and labelled"
+    )
     args = parser.parse_args(argv)
     from referee.speech.backends.whisper import WhisperBackend
 
@@ -204,11 +287,12 @@ def main(argv: list[str] | None = None) -> int:
     talk = Talk(args.out)
     encoder = WhisperBackend(threads=args.threads)
     for shard in range(args.first, args.first + args.shards):
-        path = args.out / f"shard-s{args.seed}-talk-{shard:04d}.npz"
+        name = "play" if args.play else "talk"
+        path = args.out / f"shard-s{args.seed}-{name}-{shard:04d}.npz"
         if path.is_file():
             continue
         started = time.perf_counter()
-        make_shard(talk, encoder, args.seed, shard, args.size, path)
+        make_shard(talk, encoder, args.seed, shard, args.size, path, args.play)
         took = time.perf_counter() - started
         print(f"{path.name}: {args.size} stretches in {took:.0f} s", file=sys.stderr, flush=True)
     return 0
