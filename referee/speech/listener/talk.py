@@ -14,12 +14,20 @@ pitches; the table talk of :data:`.data.CHATTER`, made-up lines of its words, sh
 and phrases), pauses of 0.2-4 s, a reverberant room now and then, over a quiet floor,
 babble of 2-7 talkers (the crowd pool, accents included), a noise, or babble and a noise,
 at the levels a laptop hears. The referee's :class:`~referee.speech.vad.Segmenter` (default
-profile) cuts it as it would live; every finished utterance and every first-pause reading
-(words in progress at their first 60 ms pause, 0.22 s or longer) is a clip labelled none.
+profile) cuts it as it would live: every finished utterance and every first-pause reading
+(words in progress at their first 60 ms pause, 0.22 s or longer); a third of the cuts
+(most are the same words read at one pause after another) are clips labelled none.
 Nothing of bench/speech (its sentences, voices or babble) is used.
 
-Shards ``shard-s{seed}-talk-NNNN.npz``, the same format as :mod:`.data`'s; those whose index
-ends in 9 are held out like the rest.
+``--play`` (seed 5): half of what is said is the game's (claims, calls, names, commands,
+passes, counts in the table mix's shares), with 0.7 s around each; a cut holding all of one
+phrase and nothing else said is labelled as that phrase, one holding part of it (a claim's
+first word at its first pause) is not used, and a tenth of the talk's cuts are kept. Heads
+trained on talk alone learned that cut audio is talk and lost the game's phrases under
+babble (models/listener.md, v7 and v7b): these teach the cut itself.
+
+Shards ``shard-s{seed}-talk-NNNN.npz`` (``-play-`` with ``--play``), the same format as
+:mod:`.data`'s; those whose index ends in 9 are held out like the rest.
 """
 
 from __future__ import annotations
