@@ -539,26 +539,36 @@ class Maker:
         return audio, label, meta
 
 
-def make_shard(maker: Maker, encoder, seed: int, shard: int, size: int, out: Path) -> None:
-    """Write one shard: clips ``shard*size ... +size`` of ``seed``, encoded."""
-    frames, offsets, labels, metas = [], [0], [], []
-    for i in range(shard * size, (shard + 1) * size):
-        audio, label, meta = maker.clip(seed, i)
-        encoded = np.asarray(encoder.encode(audio))[0]
-        keep = encoded[: kept_frames(len(audio), len(encoded))].astype(np.float16)
-        frames.append(keep)
-        offsets.append(offsets[-1] + len(keep))
-        labels.append(label.targets())
-        metas.append(meta | {"label": asdict(label)})
+def encoded(encoder, audio: np.ndarray) -> np.ndarray:
+    """The head's input for ``audio``: the encoder frames that cover it and the margin."""
+    frames = np.asarray(encoder.encode(audio))[0]
+    return frames[: kept_frames(len(audio), len(frames))].astype(np.float16)
+
+
+def write_shard(out: Path, frames: list[np.ndarray], labels: list[Label], metas: list) -> None:
+    """Write a shard whole or not at all (a stopped run leaves no half shard to resume on)."""
     tmp = out.with_suffix(".tmp.npz")
     np.savez(
         tmp,
         frames=np.concatenate(frames),
-        offsets=np.asarray(offsets, np.int64),
-        targets=json.dumps(labels),
-        meta=json.dumps(metas),
+        offsets=np.cumsum([0] + [len(f) for f in frames]).astype(np.int64),
+        targets=json.dumps([label.targets() for label in labels]),
+        meta=json.dumps(
+            [m | {"label": asdict(label)} for m, label in zip(metas, labels, strict=True)]
+        ),
     )
     tmp.rename(out)
+
+
+def make_shard(maker: Maker, encoder, seed: int, shard: int, size: int, out: Path) -> None:
+    """Write one shard: clips ``shard*size ... +size`` of ``seed``, encoded."""
+    frames, labels, metas = [], [], []
+    for i in range(shard * size, (shard + 1) * size):
+        audio, label, meta = maker.clip(seed, i)
+        frames.append(encoded(encoder, audio))
+        labels.append(label)
+        metas.append(meta)
+    write_shard(out, frames, labels, metas)
 
 
 def main(argv: list[str] | None = None) -> int:

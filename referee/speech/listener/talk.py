@@ -33,11 +33,10 @@ Shards ``shard-s{seed}-talk-NNNN.npz`` (``-play-`` with ``--play``), the same fo
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -52,14 +51,16 @@ from referee.speech.listener.data import (
     clatter,
     colored_noise,
     crowd_line,
+    encoded,
     mic_color,
     music,
     rms,
     speak,
     text_for,
     water,
+    write_shard,
 )
-from referee.speech.listener.labels import Label, kept_frames
+from referee.speech.listener.labels import Label
 from referee.speech.types import SAMPLE_RATE
 
 STREAM_S = 30.0
@@ -236,7 +237,7 @@ def make_shard(
 ) -> None:
     """Write one shard of ``size`` cut stretches (:data:`KEEP` of each stream's talk; with
     ``play``, every whole phrase too) from streams ``shard*1000 + j``."""
-    frames, offsets, labels, metas = [], [0], [], []
+    frames, labels, metas = [], [], []
     j = 0
     while len(labels) < size:
         stream_seed = seed * 1_000_003 + shard * 1000 + j
@@ -255,26 +256,15 @@ def make_shard(
             if label is not None and how == "pause" and pick.random() >= 0.5:
                 continue  # its final is the same words and a little quiet
             label = label or Label("none")
-            encoded = np.asarray(encoder.encode(clip))[0]
-            keep = encoded[: kept_frames(len(clip), len(encoded))].astype(np.float16)
-            frames.append(keep)
-            offsets.append(offsets[-1] + len(keep))
-            labels.append(label.targets())
+            frames.append(encoded(encoder, clip))
+            labels.append(label)
             text = next((x.text for x in spans if x.label is label), "")
             metas.append({
                 "text": text, "voice": f"talk {how}", "background": background,
                 "seconds": len(clip) / SAMPLE_RATE, "stream": stream_seed,
-                "at": round(cut.onset, 2), "label": asdict(label),
+                "at": round(cut.onset, 2),
             })  # fmt: skip
-    tmp = out.with_suffix(".tmp.npz")
-    np.savez(
-        tmp,
-        frames=np.concatenate(frames),
-        offsets=np.asarray(offsets, np.int64),
-        targets=json.dumps(labels),
-        meta=json.dumps(metas),
-    )
-    tmp.rename(out)
+    write_shard(out, frames, labels, metas)
 
 
 def main(argv: list[str] | None = None) -> int:
