@@ -334,6 +334,17 @@ def music(n: int, nrng: np.random.Generator) -> np.ndarray:
 
 #: espeak-ng's voices of other languages, reading this module's English: the accents of a
 #: party's other talkers (the crowd babble's)
+#: the synthetic noises a clip's background may be (:func:`make_noise`)
+NOISES = ("pink", "brown", "white", "clatter", "water", "music")
+
+
+def make_noise(name: str, n: int, nrng: np.random.Generator) -> np.ndarray:
+    """``n`` samples of the noise ``name`` (one of :data:`NOISES`)."""
+    if name in ("pink", "brown", "white"):
+        return colored_noise(n, nrng, {"pink": 1.0, "brown": 2.0, "white": 0.0}[name])
+    return {"clatter": clatter, "water": water, "music": music}[name](n, nrng)
+
+
 ACCENTS = (
     "de", "fr-fr", "es", "it", "nl", "pl", "pt", "pt-br", "ru", "sv", "hi", "tr", "el", "cs",
     "hu", "fi", "da", "ro", "vi", "id", "sw", "af", "cy", "ga",
@@ -512,15 +523,8 @@ class Maker:
             bed += babble / max(rms(babble), 1e-9)
             parts.append("babble")
         if 0.3 <= roll < 0.85:
-            maker = rng.choice(("pink", "brown", "white", "clatter", "water", "music"))
-            noise = {
-                "pink": lambda: colored_noise(n, nrng, 1.0),
-                "brown": lambda: colored_noise(n, nrng, 2.0),
-                "white": lambda: colored_noise(n, nrng, 0.0),
-                "clatter": lambda: clatter(n, nrng),
-                "water": lambda: water(n, nrng),
-                "music": lambda: music(n, nrng),
-            }[maker]()
+            maker = rng.choice(NOISES)
+            noise = make_noise(maker, n, nrng)
             weight = 10 ** (-rng.uniform(0, 10) / 20) if parts else 1.0
             bed += weight * noise / max(rms(noise), 1e-9)
             parts.append(maker)

@@ -44,20 +44,18 @@ import numpy as np
 from referee.speech.listener.data import (
     CHATTER,
     DATA,
+    NOISES,
     SHORT_NEGATIVES,
     SHORT_PHRASES,
     Babble,
     Rooms,
-    clatter,
-    colored_noise,
     crowd_line,
     encoded,
+    make_noise,
     mic_color,
-    music,
     rms,
     speak,
     text_for,
-    water,
     write_shard,
 )
 from referee.speech.listener.labels import Label
@@ -69,9 +67,6 @@ STREAM_S = 30.0
 KEEP = 0.35
 #: ...and of a play stream's talk: its shards are mostly the game's phrases as cut
 KEEP_IN_PLAY = 0.1
-#: the recognizer reads words in progress at their first pause this long (recognizer.py)
-FIRST_PAUSE_FRAMES = 3
-FIRST_PAUSE_MIN_S = 0.22
 BACKGROUNDS = ("quiet", "babble", "noise", "babble+noise")
 #: play streams (``--play``): the game's phrases said between the talk, in the table mix's
 #: shares, with this much quiet (but the room's) before and after each
@@ -166,15 +161,8 @@ class Talk:
             b = self.babble(total, rng)
             bed += b / max(rms(b), 1e-9)
         if "noise" in background:
-            maker = rng.choice(("pink", "brown", "white", "clatter", "water", "music"))
-            noise = {
-                "pink": lambda: colored_noise(total, nrng, 1.0),
-                "brown": lambda: colored_noise(total, nrng, 2.0),
-                "white": lambda: colored_noise(total, nrng, 0.0),
-                "clatter": lambda: clatter(total, nrng),
-                "water": lambda: water(total, nrng),
-                "music": lambda: music(total, nrng),
-            }[maker]()
+            maker = rng.choice(NOISES)
+            noise = make_noise(maker, total, nrng)
             weight = 10 ** (-rng.uniform(0, 10) / 20) if "babble" in background else 1.0
             bed += weight * noise / max(rms(noise), 1e-9)
             background = background.replace("noise", maker)
@@ -206,7 +194,8 @@ class Cut:
 
 def cuts(audio: np.ndarray) -> list[Cut]:
     """What the referee's gate hands the recognizer of ``audio``: each finished utterance
-    and each first-pause reading."""
+    and each first-pause reading (the recognizer's own pause and length)."""
+    from referee.speech.recognizer import EARLY_PAUSE_FRAMES, PARTIAL_MIN_S
     from referee.speech.vad import FRAME, Segmenter
 
     segmenter = Segmenter()
@@ -220,8 +209,8 @@ def cuts(audio: np.ndarray) -> list[Cut]:
         current = segmenter.current()
         if (
             current is not None
-            and segmenter.quiet_frames == FIRST_PAUSE_FRAMES
-            and current.end - current.start >= FIRST_PAUSE_MIN_S
+            and segmenter.quiet_frames == EARLY_PAUSE_FRAMES
+            and current.end - current.start >= PARTIAL_MIN_S
         ):
             out.append(_cut(current, "pause"))
     return out
