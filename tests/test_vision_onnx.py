@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from referee.vision.detector import letterbox, nms, to_frame
+from referee.vision.group import within
 from referee.vision.ranker import RANKER_PT
 from referee.vision.reader import DEFAULT_MODEL, MODEL_FLOAT, MODEL_PT, CardReader
 from tests.vision_scenes import closeup, render_decks, scene
@@ -125,19 +126,9 @@ def test_the_eight_bit_detector_reads_as_well_as_the_float_one(decks):
         for key, got in (("int8", a), ("float", b)):
             right[key] += sum((Counter(got.ranks) & Counter(truth)).values())
         for x in a.cards:  # each card the int8 reader sees, the float one sees there too
-            best = max(_within(x.box, y.box) for y in b.cards)
+            best = max(within(x.box, y.box) for y in b.cards)
             assert best >= 0.8, f"scene {i}: {x} lies on no float card ({best:.0%} within one)"
     assert right["int8"] >= right["float"] >= 12, right
-
-
-def _within(box: tuple[float, ...], other: tuple[float, ...]) -> float:
-    """How much of the smaller of two boxes lies within the other (1: one holds the other)."""
-    w = min(box[2], other[2]) - max(box[0], other[0])
-    h = min(box[3], other[3]) - max(box[1], other[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    area = min((b[2] - b[0]) * (b[3] - b[1]) for b in (box, other))
-    return w * h / area
 
 
 BLOCK_TORCH = """

@@ -100,7 +100,8 @@ def iou(a, b) -> float:
     return inter / ua if ua > 0 else 0.0
 
 
-def _overlap(a: tuple, b: tuple) -> float:
+def within(a: tuple, b: tuple) -> float:
+    """How much of the smaller of two boxes lies within the other (1: one holds the other)."""
     inter = _intersection(a, b)
     smaller = min(_area(a), _area(b))
     return inter / smaller if smaller > 0 else 0.0
@@ -111,7 +112,7 @@ def _sites(corners: list[Corner], overlap: float = 0.6) -> list[list[Corner]]:
     sites: list[list[Corner]] = []
     for c in sorted(corners, key=lambda c: -c.confidence):
         for site in sites:
-            if _overlap(site[0].box, c.box) > overlap:
+            if within(site[0].box, c.box) > overlap:
                 site.append(c)
                 break
         else:
