@@ -43,9 +43,36 @@ def load(root: Path) -> tuple[list[np.ndarray], list[dict], list[dict], list[boo
     return frames, targets, metas, held
 
 
-def build_model(hidden: int = 128):
+def build_model(hidden: int = 128, layers: int = 0):
+    """The head; ``layers`` self-attention blocks after the convolutions let every frame see
+    the whole utterance (a word's neighbours far off), at some cost in speed."""
     import torch
     from torch import nn
+
+    class Mixing(nn.Module):
+        """One pre-norm self-attention block and feed-forward, written out (not
+        ``nn.MultiheadAttention``) so the legacy ONNX export needs no fast-path care."""
+
+        def __init__(self, heads: int = 4) -> None:
+            super().__init__()
+            self.heads = heads
+            self.norm1, self.norm2 = nn.LayerNorm(hidden), nn.LayerNorm(hidden)
+            self.qkv = nn.Linear(hidden, 3 * hidden)
+            self.proj = nn.Linear(hidden, hidden)
+            self.ff = nn.Sequential(
+                nn.Linear(hidden, 2 * hidden), nn.GELU(), nn.Linear(2 * hidden, hidden)
+            )
+            self.drop = nn.Dropout(0.1)
+
+        def forward(self, h, mask=None):
+            b, t, _ = h.shape
+            q, k, v = self.qkv(self.norm1(h)).reshape(b, t, 3, self.heads, -1).unbind(2)
+            scores = torch.einsum("bqnd,bknd->bnqk", q, k) / (hidden // self.heads) ** 0.5
+            if mask is not None:
+                scores = scores.masked_fill(~mask[:, None, None, :], -1e4)
+            mixed = torch.einsum("bnqk,bknd->bqnd", torch.softmax(scores, -1), v)
+            h = h + self.drop(self.proj(mixed.reshape(b, t, hidden)))
+            return h + self.drop(self.ff(self.norm2(h)))
 
     class Head(nn.Module):
         """Frames (batch, time, 384) -> per-part logits; ``mask`` marks real frames. The
@@ -57,6 +84,7 @@ def build_model(hidden: int = 128):
             self.drop_in = nn.Dropout(0.1)
             self.conv1 = nn.Conv1d(DIM, hidden, 4, stride=2, padding=1)
             self.conv2 = nn.Conv1d(hidden, hidden, 5, padding=2)
+            self.mixing = nn.ModuleList(Mixing() for _ in range(layers))
             self.att = nn.Linear(hidden, 4)
             self.trunk = nn.Sequential(nn.Dropout(0.2), nn.Linear(hidden * 5, hidden), nn.GELU())
             self.heads = nn.ModuleDict({name: nn.Linear(hidden, n) for name, n in HEADS.items()})
@@ -65,9 +93,12 @@ def build_model(hidden: int = 128):
             x = self.drop_in(self.norm(x)).transpose(1, 2)
             h = torch.nn.functional.gelu(self.conv1(x))
             h = torch.nn.functional.gelu(self.conv2(h) + h).transpose(1, 2)  # (B, T/2, H)
-            scores = self.att(h)  # (B, T/2, 4)
             if mask is not None:
                 mask = mask[:, ::2][:, : h.shape[1]]
+            for block in self.mixing:
+                h = block(h, mask)
+            scores = self.att(h)  # (B, T/2, 4)
+            if mask is not None:
                 scores = scores.masked_fill(~mask[..., None], -1e4)
                 peak = h.masked_fill(~mask[..., None], -1e4).amax(dim=1)
             else:
@@ -201,7 +232,7 @@ def export(model, path: Path) -> None:
     model.eval()
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
-        Probs(model),
+        Probs(model).eval(),  # (the exporter puts it back in the mode it was in)
         (torch.zeros(1, 120, DIM),),
         str(path),
         input_names=["frames"],
@@ -210,6 +241,39 @@ def export(model, path: Path) -> None:
         opset_version=17,
         dynamo=False,
     )
+
+
+def average(paths: list[Path], out: Path) -> None:
+    """One ONNX head whose every output is the mean of the given heads' (same input, same
+    outputs): heads trained on different negatives err in different places, and their mean
+    is surer where they agree. The runtime loads it as any head."""
+    import onnx
+    from onnx import compose, helper
+
+    models = [compose.add_prefix(onnx.load(str(p)), f"h{i}_") for i, p in enumerate(paths)]
+    nodes, inits = [], []
+    for m in models:
+        feed = helper.make_node("Identity", ["frames"], [m.graph.input[0].name])
+        nodes += [feed, *m.graph.node]
+        inits += list(m.graph.initializer)
+    outputs = []
+    for j, name in enumerate(HEADS):
+        parts = [m.graph.output[j].name for m in models]
+        nodes += [
+            helper.make_node("Sum", parts, [f"{name}_sum"]),
+            helper.make_node("Div", [f"{name}_sum", "heads_n"], [name]),
+        ]
+        outputs.append(
+            helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, [1, HEADS[name]])
+        )
+    inits.append(helper.make_tensor("heads_n", onnx.TensorProto.FLOAT, [], [float(len(models))]))
+    frames = helper.make_tensor_value_info("frames", onnx.TensorProto.FLOAT, [1, "time", DIM])
+    graph = helper.make_graph(nodes, "listener_mean", [frames], outputs, inits)
+    merged = helper.make_model(graph, opset_imports=models[0].opset_import)
+    merged.ir_version = models[0].ir_version
+    onnx.checker.check_model(merged)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(merged, str(out))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -223,9 +287,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--report", type=Path, default=Path("/tmp/listener/train.json"))
     parser.add_argument("--eval", type=Path, help="only report this exported head's numbers")
+    parser.add_argument(
+        "--average", type=Path, nargs="+", metavar="HEAD",
+        help="only write --out as the mean of these exported heads",
+    )  # fmt: skip
+    parser.add_argument("--hidden", type=int, default=128, help="the head's width")
+    parser.add_argument("--layers", type=int, default=0, help="self-attention blocks")
+    parser.add_argument(
+        "--none-weight", type=float, default=1.0,
+        help="the kind loss's weight on clips of no game phrase (below 1: the game's "
+        "phrases count for more against chatter)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--checkpoint", type=Path, help="resumable state (default: DATA/head.pt; one per head "
+        "trained side by side)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.eval:
         print(json.dumps(evaluate_onnx(args.eval, args.data), indent=1))
+        return 0
+    if args.average:
+        average(args.average, args.out)
+        print(f"wrote {args.out}, the mean of {len(args.average)} heads", file=sys.stderr)
         return 0
     import torch
 
@@ -235,12 +318,16 @@ def main(argv: list[str] | None = None) -> int:
     held_arr = np.asarray(held)
     train_idx, val_idx = np.flatnonzero(~held_arr), np.flatnonzero(held_arr)
     print(f"{len(train_idx)} training clips, {len(val_idx)} held out", file=sys.stderr)
-    model = build_model()
+    model = build_model(args.hidden, args.layers)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-2)
-    checkpoint = args.data / "head.pt"
+    checkpoint = args.checkpoint or args.data / "head.pt"
     first = 0
     if checkpoint.is_file() and not args.fresh:
         state = torch.load(checkpoint)
+        shape = state.get("shape", {"hidden": 128, "layers": 0})
+        if shape != {"hidden": args.hidden, "layers": args.layers}:
+            sys.exit(f"{checkpoint} holds a head of {shape}: give the same --hidden and "
+                     "--layers, or --fresh")  # fmt: skip
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         first = state["epoch"] + 1
@@ -249,6 +336,9 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(first * (len(train_idx) // args.batch + 1)):
         sched.step()
     loss_fn = torch.nn.CrossEntropyLoss(ignore_index=IGNORE)
+    kind_weights = torch.ones(len(KINDS))
+    kind_weights[KINDS.index("none")] = args.none_weight
+    kind_loss = torch.nn.CrossEntropyLoss(weight=kind_weights, ignore_index=IGNORE)
     rng = np.random.default_rng(1)
     for epoch in range(first, args.epochs):
         model.train()
@@ -256,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         for x, mask, y in batches(train_idx, frames, targets, args.batch, rng, True):
             out = model(x, mask)
             loss = sum(
-                loss_fn(z, y[name]) for name, z in zip(HEADS, out, strict=True)
+                (kind_loss if name == "kind" else loss_fn)(z, y[name])
+                for name, z in zip(HEADS, out, strict=True)
                 if bool((y[name] != IGNORE).any())
             )  # fmt: skip
             opt.zero_grad()
@@ -270,8 +361,9 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
             flush=True,
         )
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "epoch": epoch},
-                   checkpoint)  # fmt: skip
+        shape = {"hidden": args.hidden, "layers": args.layers}
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "epoch": epoch,
+                    "shape": shape}, checkpoint)  # fmt: skip
     report = evaluate(model, val_idx, frames, targets, metas) if len(val_idx) else {}
     report["train_clips"] = int(len(train_idx))
     print(json.dumps(report, indent=1), file=sys.stderr)
