@@ -275,19 +275,27 @@ def test_a_call_made_naming_its_caller_by_a_hair_is_made_bare(
 
 
 @pytest.mark.parametrize(
-    ("guessed", "call_p", "kept"),
-    [(True, 0.0, False), (False, 0.0, True), (True, 0.2, True)],
+    ("guessed", "confidence", "call_p", "kept"),
+    [
+        (True, 0.18, 0.0, False),  # forced, the head hearing a name and no call
+        (True, 0.18, 0.07, False),  # ... a call all but ruled out (FAINT_CALL_MAX)
+        (False, 0.18, 0.0, False),  # whisper's own reading, faint
+        (False, 0.4, 0.0, True),  # whisper's own reading, plain: it stands
+        (True, 0.18, 0.2, True),  # the head gives a call some chance
+    ],
 )
-def test_a_forced_reading_the_head_hears_as_another_kind_is_dropped(
-    backend, monkeypatch, guessed, call_p, kept
+def test_a_faint_or_forced_call_the_head_hears_as_another_kind_is_dropped(
+    backend, monkeypatch, guessed, confidence, call_p, kept
 ):
     """A kitchen's "show it" forced onto the phrases as "bullshit" (guessed), the head giving
-    a name 0.75 and a call nothing, was an invented call (bench/speech/chatter). Whisper's
-    own reading stands, and so does a forced one the head gives some chance."""
+    a name 0.75 and a call nothing, was an invented call (bench/speech/chatter), and so were
+    babble read "cheat ben" at 0.20 (the head: claim 0.84, call 0.02) and forced to "ben
+    cheat" (name 0.60, call 0.07). A call whisper read plainly stands, and so does one the
+    head gives some chance."""
     from referee.speech.types import Hypothesis
 
     _play(backend, "9")
-    reading = Hypothesis("bullshit", 0.18, guessed=guessed)
+    reading = Hypothesis("bullshit", confidence, guessed=guessed)
     kinds = {"call": call_p, "none": 0.25 - call_p / 2, "name": 0.75 - call_p / 2}
     assert (_read_with(backend, monkeypatch, reading, kinds).text == "bullshit") is kept
 
