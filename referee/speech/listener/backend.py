@@ -286,12 +286,11 @@ class ListenerBackend(ConstrainedWhisperBackend):
         marked ``guessed``, or as it was (see the module docstring and the constants)."""
         kind = KINDS[int(np.argmax(p["kind"]))]
         sure = float(np.max(p["kind"]))
-        doubted = base.guessed or heard.type == "command"
-        if doubted and self._heard_otherwise(heard.type, p):
-            return Hypothesis("", chatter=False)  # see OTHER_MAX
-        faint = base.guessed or base.confidence < FAINT
-        if heard.type == "call" and faint and self._heard_otherwise("call", p, FAINT_CALL_MAX):
-            return Hypothesis("", chatter=False)  # see FAINT_CALL_MAX
+        faint_call = heard.type == "call" and (base.guessed or base.confidence < FAINT)
+        doubted = base.guessed or heard.type == "command" or faint_call
+        most = FAINT_CALL_MAX if faint_call else OTHER_MAX
+        if doubted and self._heard_otherwise(heard.type, p, most):
+            return Hypothesis("", chatter=False)  # see OTHER_MAX and FAINT_CALL_MAX
         if heard.type == "claim" and self._claim_p(p) < DOUBT_CLAIM:
             if self._other_move("claim", p) >= DOUBT_OTHER:
                 return Hypothesis("", chatter=False)  # see DOUBT_OTHER

@@ -321,12 +321,13 @@ def main(argv: list[str] | None = None) -> int:
     model = build_model(args.hidden, args.layers)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-2)
     checkpoint = args.checkpoint or args.data / "head.pt"
+    shape = {"hidden": args.hidden, "layers": args.layers}
     first = 0
     if checkpoint.is_file() and not args.fresh:
         state = torch.load(checkpoint)
-        shape = state.get("shape", {"hidden": 128, "layers": 0})
-        if shape != {"hidden": args.hidden, "layers": args.layers}:
-            sys.exit(f"{checkpoint} holds a head of {shape}: give the same --hidden and "
+        held_shape = state.get("shape", {"hidden": 128, "layers": 0})
+        if held_shape != shape:
+            sys.exit(f"{checkpoint} holds a head of {held_shape}: give the same --hidden and "
                      "--layers, or --fresh")  # fmt: skip
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
@@ -361,7 +362,6 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
             flush=True,
         )
-        shape = {"hidden": args.hidden, "layers": args.layers}
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "epoch": epoch,
                     "shape": shape}, checkpoint)  # fmt: skip
     report = evaluate(model, val_idx, frames, targets, metas) if len(val_idx) else {}
