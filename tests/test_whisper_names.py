@@ -4,8 +4,10 @@ name's first token. The clips are ones the greedy reading alone took for Ben."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from referee.speech.backends import whisper
 from referee.speech.backends.whisper import ConstrainedWhisperBackend
 from referee.speech.synth import padded, synthesize
 from referee.speech.vocab import PHASE_INTENTS, ListenContext
@@ -43,5 +45,42 @@ def test_the_name_heard_is_the_one_said(backend, text, voice, speed, pitch, call
 
 def test_greedy_reading_alone_took_dev_for_ben(backend, monkeypatch):
     """The case the weighing is for: without it the same clip names Ben."""
-    monkeypatch.setattr(type(backend), "_best_name", lambda self, encoded, text: text)
+    monkeypatch.setattr(type(backend), "_best_name", lambda self, encoded, text, free=None: text)
     assert backend.decode(_clip("cheat, Dev!", "en-us", 160, 50)).text == "cheat ben"
+
+
+def test_a_name_read_surely_is_not_weighed(backend, monkeypatch):
+    """Weighing costs a named call most of its decode: a name the free reading was sure of
+    (no other player's name near it) stands as read."""
+
+    def never(*args):
+        raise AssertionError("weighed a name read surely")
+
+    monkeypatch.setattr(backend, "_scores", never)
+    backend._last = None
+    assert backend.decode(_clip("cheat, Ben!", "en-gb-x-rp", 150, 40)).text == "cheat ben"
+
+
+class _Free:
+    """A free reading: its tokens and a row of vocabulary logits a step."""
+
+    def __init__(self, ids: list[int], rows: np.ndarray) -> None:
+        self.sequences_ids = [ids]
+        self.logits = [list(rows)]
+
+
+def _reading_of(backend, heard: str, margin: float) -> _Free:
+    starts = {who: t for t, players in backend._name_starts.items() for who in players}
+    rows = np.zeros((2, backend.hf.get_vocab_size()), np.float32)
+    for who, token in starts.items():
+        rows[1, token] = 10.0 if who == heard else 10.0 - margin
+    return _Free([backend.tokenizer.eot - 1, starts[heard]], rows)
+
+
+def test_sure_of_a_name_only_when_no_other_is_near(backend, monkeypatch):
+    assert backend._sure_of_name(_reading_of(backend, "Dev", whisper.NAME_SURE + 1), "Dev")
+    assert not backend._sure_of_name(_reading_of(backend, "Dev", whisper.NAME_SURE - 1), "Dev")
+    free = _reading_of(backend, "Dev", whisper.NAME_SURE + 1)
+    shared = {t: {"Ben", "Dev"} if "Dev" in who else who for t, who in backend._name_starts.items()}
+    monkeypatch.setattr(backend, "_name_starts", shared)  # two names begun alike: weighed
+    assert not backend._sure_of_name(free, "Dev")

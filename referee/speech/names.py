@@ -28,8 +28,9 @@ from referee.speech.vocab import NUMBER_WORDS, ListenContext
 #: a few accents and speeds: enough to catch names that sound alike, quick at start-up
 PROBES: tuple[tuple[str, int], ...] = (("en-us", 160), ("en-gb", 190), ("en-gb-x-rp", 140))
 #: bumped when what the probes find may change for the same recognizer (drops old answers);
-#: 2: names weighed whole (whisper._best_name); 3: names most probes do not hear
-CACHE_VERSION = 3
+#: 2: names weighed whole (whisper._best_name); 3: names most probes do not hear; 4: names
+#: not weighed when the free reading was sure of them
+CACHE_VERSION = 4
 
 
 def _spoken(name: str, voice: str, speed: int) -> np.ndarray:

@@ -75,6 +75,13 @@ MIN_CONFIDENCE = 0.15
 #: much likelier (log-prob): on 128 name clips 0 took 117 right, 1.0 115, 2.0 112; a margin
 #: keeps a near tie as heard (the speech bench lost one clean "Cara" to "Ben" without it)
 NAME_MARGIN = 1.0
+#: the name read plainly stands unweighed when the free reading's first token of it was this
+#: much likelier (log-prob) than any other player's: weighing whole phrases costs a named call
+#: 70-110 ms, most of its decode. On bench/speech/named.py (seeds 13 and 14, 320 calls each,
+#: all 557 weighings logged) weighing names read this surely mended 2 ("Dev" read "Ben") and
+#: broke 9 ("Alice" and "Cara" made "Ben" under babble); surer than 6, 81% of the weighings
+#: were skipped and callers right went 429 -> 436 (4: 432, 8: 432)
+NAME_SURE = 6.0
 #: CPU threads for the model. One: tiny.en's matrices are small, so a second thread mostly
 #: waits on the first. On this project's 2-core machine one thread decoded the bench's
 #: synthetic clips in 18-24% less time than two (calls p95 0.28 s against 0.30-0.33 s), and
@@ -190,6 +197,12 @@ class WhisperBackend:
         tok = self.tokenizer
         text_ids = self.hf.encode(" " + prompt(ctx), add_special_tokens=False).ids
         self.prompt_ids = [tok.sot_prev, *text_ids[-200:], *tok.sot_sequence, tok.no_timestamps]
+        #: each player's name as the free reading may begin it: first token -> players
+        self._name_starts: dict[int, set[str]] = {}
+        for name in ctx.players:
+            for written in (name, name.lower()):
+                first = self.hf.encode(" " + written, add_special_tokens=False).ids[0]
+                self._name_starts.setdefault(first, set()).add(name)
         #: constrained mode: each legal phrase (normalized) in the form the decoder usually
         #: writes it, as tokens (see :meth:`_forced`)
         self._usual: dict[str, list[int]] = {}
@@ -428,9 +441,10 @@ class WhisperBackend:
         confidence = math.exp(score) * (1.0 - result.no_speech_prob)
         if confidence < self.min_confidence:
             return Hypothesis("")  # most often noise read as the prompt's words
-        return Hypothesis(self._best_name(encoded, text), confidence, guessed=guessed)
+        free = result if self.constrained and not guessed else None
+        return Hypothesis(self._best_name(encoded, text, free), confidence, guessed=guessed)
 
-    def _best_name(self, encoded, text: str) -> str:
+    def _best_name(self, encoded, text: str, free=None) -> str:
         """``text`` with the player it names (a call's caller, a name alone) weighed against
         every other player: the whole phrase with each name in its place, scored by the
         decoder on the same encoding, the likeliest kept.
@@ -442,6 +456,12 @@ class WhisperBackend:
         (128 clips; tests/test_whisper_names.py plays a few): names right 106 greedy, 112
         scored as written ("Cheat, Dev!"), 117 in lower case, 115 with NAME_MARGIN; a
         lower-case prior on silence subtracted made it worse (98: it favours "Cara").
+
+        Not weighed when ``free``, the free reading ``text`` is, was sure of the name
+        (NAME_SURE). Weighed under a short prompt (the call words and the names, 25 tokens
+        against 83: 73 ms against 108 for four players) as many callers were right on
+        bench/speech/named.py (212 of 271 weighings, seed 13), but not the same ones: one
+        of tests/test_whisper_names.py's clips ("bullshit, Dev!") went back to Ben.
         """
         if len(self.ctx.players) < 2:
             return text
@@ -451,6 +471,8 @@ class WhisperBackend:
         key = normalize(heard or "").split()
         if not key or key[0] not in words:
             return text  # nobody named, or named by seat ("player four")
+        if free is not None and self._sure_of_name(free, heard):
+            return text
         at = words.index(key[0])
 
         def said(name: str) -> str:
@@ -462,6 +484,23 @@ class WhisperBackend:
         if best < scores[list(self.ctx.players).index(heard)] + NAME_MARGIN:
             return text
         return phrases[scores.index(best)]
+
+    def _sure_of_name(self, free, heard: str) -> bool:
+        """Whether the free reading ``free`` began the name ``heard`` NAME_SURE likelier than
+        any other player's name (its first name token against theirs, at that step)."""
+        ids = free.sequences_ids[0]
+        for step, token in enumerate(ids[: len(free.logits[0])]):
+            if token in self._name_starts:
+                if self._name_starts[token] != {heard}:
+                    return False  # another name, or one two players' names begin with
+                logits = np.asarray(free.logits[0][step], dtype=np.float64).ravel()
+                top = logits.max()
+                row = logits - top - np.log(np.exp(logits - top).sum())
+                starts = self._name_starts.items()
+                others = [row[t] for t, who in starts if heard not in who]
+                mine = max(row[t] for t, who in starts if heard in who)
+                return not others or mine - max(others) >= NAME_SURE
+        return False
 
     def _scores(self, encoded, phrases: list[str]) -> list[float]:
         """The decoder's log-probability of each phrase (as written) on ``encoded``."""
