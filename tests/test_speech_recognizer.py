@@ -518,6 +518,18 @@ def test_words_either_side_of_a_pause_are_one_call_only_when_they_make_one():
     assert finals(rec, table((1.0, 2500, 0.3), (1.36, 300, 0.3))) == []
 
 
+def test_a_command_before_a_pause_is_taken_when_the_whole_reads_as_nothing():
+    """ "undo" with the room's talk run on after it (the gate held open): the whole reads as
+    nothing legal, the words before the pause "undo". Taken, from its own words; words
+    after the pause are not taken so (babble says them)."""
+    rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 3300, 0.3), (1.42, 1500, 0.3)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "command", "command": "undo"}]
+    assert heard[0].utterance.end < 1.42  # its own words, not the talk after them
+    rec = Recognizer(RunTogetherBackend(), context=ListenContext(players=("Alice", "Ben")))
+    assert finals(rec, table((1.0, 1500, 0.3), (1.42, 3300, 0.3))) == []
+
+
 def test_a_name_read_at_its_pause_stands_when_the_whole_begins_with_it():
     """ "Cara," read "cara" at the pause after it and "cara rip" whole (the 20 dB kitchen):
     the name stands, and the call just after it is hers."""

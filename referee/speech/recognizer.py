@@ -95,6 +95,12 @@ ECHO_CARRY_S = 0.14
 #: long utterance (one more call invented in 20 minutes of bench/speech/chatter)
 SPLIT_PAUSE_S = 0.08
 SPLIT_MAX_S = 2.0
+#: ...and a command read plainly (not guessed) from the words before that pause is taken:
+#: under babble the talk after a player's "undo" held the gate open, the whole read as
+#: nothing, and the words before the pause read "undo" (0.43); six undos were said and none
+#: taken, and the game derailed (a strangers' room game, 2026-12-05, Marco's "undo"). Only
+#: before the pause: what babble says after it is not the player's
+COMMAND_FIRST = frozenset({"command"})
 #: an utterance begun at most this long after one read as a bare call is read first joined
 #: to that call (at its first pause and whole): "cheat, Alice!" with a comma longer than the
 #: gate's hangover is two utterances, and a name read alone is weighed on little sound. In
@@ -150,6 +156,12 @@ def _from_stretch(intent: Intent) -> bool:
     """Whether ``intent``, read from a long utterance's loudest words, is taken (see
     ``LONG_UTTERANCE_S``)."""
     return intent.type in STRETCH_TYPES or (intent.type == "call" and intent.caller is not None)
+
+
+def _command_first(heard: Heard) -> bool:
+    """Whether ``heard``, read from the words before an utterance's longest pause, is taken
+    alone (see ``COMMAND_FIRST``)."""
+    return heard.intent.type in COMMAND_FIRST and not heard.guessed
 
 
 def _news(heard: Heard, early: Heard | None) -> bool:
@@ -463,7 +475,8 @@ class Recognizer:
         self, segment: Segment, early: Heard | None, *, early_head: bool = False
     ) -> Heard | None:
         """A name and a call either side of ``segment``'s longest pause, read apart, as one
-        call by that player (:func:`merge_caller`); None for anything else. The words before
+        call by that player (:func:`merge_caller`), or a command read plainly before it
+        (``COMMAND_FIRST``); None for anything else. The words before
         the pause are most often what the first pause's early reading already read
         (``early_head``: only then, and the call is early too)."""
         pause = segment.pause
@@ -486,6 +499,8 @@ class Recognizer:
             head = Heard(replace(early.utterance, partial=False), early.intent, early.decided_at)
         elif not early_head:
             head = self._decide(head_words, partial=False) or self._leading_name(head_words)
+        if head is not None and _command_first(head) and not early_head:
+            return head  # see COMMAND_FIRST
         # early, only a name before the pause: a name read alone after it is weighed on less
         # sound ("cheat, Dev!": "Ben"), so "cheat ... Dev" is left to the whole reading
         wanted = ("name",) if early_head else ("name", "call")
