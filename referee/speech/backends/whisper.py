@@ -458,10 +458,10 @@ class WhisperBackend:
         lower-case prior on silence subtracted made it worse (98: it favours "Cara").
 
         Not weighed when ``free``, the free reading ``text`` is, was sure of the name
-        (NAME_SURE). Weighed under a short prompt (the call words and the names, 25 tokens
-        against 83: 73 ms against 108 for four players) as many callers were right on
-        bench/speech/named.py (212 of 271 weighings, seed 13), but not the same ones: one
-        of tests/test_whisper_names.py's clips ("bullshit, Dev!") went back to Ben.
+        (NAME_SURE). Tried and not kept: weighing under a short prompt (the call words and
+        the names, 25 tokens against 83: 73 ms against 108 for four players); as many
+        callers were right on bench/speech/named.py (212 of 271 weighings, seed 13), but not
+        the same ones: tests/test_whisper_names.py's "bullshit, Dev!" went back to Ben.
         """
         if len(self.ctx.players) < 2:
             return text
@@ -493,9 +493,8 @@ class WhisperBackend:
             if token in self._name_starts:
                 if self._name_starts[token] != {heard}:
                     return False  # another name, or one two players' names begin with
-                logits = np.asarray(free.logits[0][step], dtype=np.float64).ravel()
-                top = logits.max()
-                row = logits - top - np.log(np.exp(logits - top).sum())
+                # log-probs of one step differ as its logits do: no softmax needed
+                row = np.asarray(free.logits[0][step], dtype=np.float64).ravel()
                 starts = self._name_starts.items()
                 others = [row[t] for t, who in starts if heard not in who]
                 mine = max(row[t] for t, who in starts if heard in who)
