@@ -776,6 +776,39 @@ def test_words_read_as_nothing_just_after_a_name_are_read_with_it():
     assert [h.intent.to_dict() for h in heard] == [{"type": "name", "name": "Ben"}]
 
 
+class LostNameBackend(FaintNameBackend):
+    """Reads the words after a name (5900) alone as other words, and joined to the name as a
+    call that names no one: under 10 dB babble espeak-ng's "Ben, cheat!" read "ben", then
+    "thank you", and joined, "cheat" (bench/speech)."""
+
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        strong = strong_pitches(audio, (4700, 5900))
+        if strong == {5900}:
+            self.decoded.append(len(audio) / SAMPLE_RATE)
+            return Hypothesis("thank you", 0.6)
+        if strong == {4700, 5900}:
+            self.decoded.append(len(audio) / SAMPLE_RATE)
+            return Hypothesis("cheat", 0.05, guessed=True)
+        return super().decode(audio, final=final)
+
+
+def test_a_bare_call_read_from_words_joined_to_a_name_is_that_players():
+    """The words after a name read alone, read as other words alone and as a bare call when
+    joined to the name: the call is theirs, its caller the name (as if they had read as the
+    call alone, :func:`merge_caller`). The call is never taken from words long after a
+    name, nor from such words with no name before them."""
+    rec = Recognizer(LostNameBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 4700, 0.3), (1.75, 5900, 0.3)))
+    assert [h.intent.to_dict() for h in heard] == [
+        {"type": "name", "name": "Ben"},
+        {"type": "call", "caller": "Ben"},
+    ]
+    assert heard[-1].utterance.start == pytest.approx(1.0, abs=0.03)
+    for events in (((1.0, 4700, 0.3), (2.4, 5900, 0.3)), ((1.75, 5900, 0.3),)):
+        rec = Recognizer(LostNameBackend(), context=ListenContext(players=("Alice", "Ben")))
+        assert all(h.intent.type != "call" for h in finals(rec, table(*events)))
+
+
 def test_a_blip_is_not_read_as_many_words():
     """0.06 s of loud sound, read with its pre-roll, was "liar three one": a call invented in
     bench/speech/chatter. A reading's words after its first need 0.1 s of the utterance

@@ -114,6 +114,15 @@ COMMAND_FIRST = frozenset({"command"})
 #: after a name read alone: "Rob, ... cheat!", "cheat" alone read "see" in a quiet room and
 #: forced to "three sixes" in a 20 dB kitchen, where it ended a game (findings §25)
 REJOIN_GAP_S = 0.6
+#: ...and where the words after a name read alone, read joined to it, are a call that names
+#: no one (the name lost in the joining, or the head sure of a call whisper read as other
+#: words), that call is theirs: the name before it is its caller, as if they had read as the
+#: call alone. Under 10 dB babble espeak-ng's "Ben, cheat!" (en-gb) read "ben" and then
+#: "thank you": joined, a call (the listener's head 0.99, a name in it 1.0) made bare, and
+#: dropped, and the call went unheard (bench/speech). bench/speech/named.py (seed 13, 320
+#: calls): one more caller right under 15 dB babble, none wrong; 40 minutes of chatter no
+#: rule was made on (bench/speech/chatter, minutes 540-579): nothing more invented
+NAME_THEN_CALL = True
 
 
 def _frames(seconds: float) -> int:
@@ -419,7 +428,7 @@ class Recognizer:
         if bare:
             self._last_read = "bare call"
         if read == "name" and (heard is None or heard.guessed):
-            named = self._rejoined(previous, segment, partial=False)
+            named = self._rejoined(previous, segment, partial=False, after_name=True)
             if named is not None:
                 return named  # "Rob, ... cheat!", the call alone read as nothing (or guessed)
         if heard is not None and heard.intent.type == "name":
@@ -434,12 +443,17 @@ class Recognizer:
             self._last_read = "nothing"
         return heard
 
-    def _rejoined(self, first: Segment | None, segment: Segment, partial: bool) -> Heard | None:
+    def _rejoined(
+        self, first: Segment | None, segment: Segment, partial: bool, after_name: bool = False
+    ) -> Heard | None:
         """``segment`` read joined to ``first``, the utterance that ended just before it
         (``REJOIN_GAP_S``): a bare call and the words after it, or words read as nothing
         and the bare call after them. The call with its caller's name, stamped with
         ``first``'s onset (the same call, now named, as :func:`merge_caller` stamps
-        "Ben ... cheat!"), or None."""
+        "Ben ... cheat!"), or None. ``after_name``: ``first`` was read as a player's name
+        alone, so a bare call read from the two together is ``segment``'s, stamped with its
+        own onset: the name before it is its caller (:func:`merge_caller`), as when
+        ``segment`` alone reads as that call (``NAME_THEN_CALL``)."""
         if first is None or segment.start - first.end > REJOIN_GAP_S:
             return None
         if segment.end - first.start > SPLIT_MAX_S:
@@ -456,8 +470,12 @@ class Recognizer:
             # play-er three!" read "cheat play a" at the pause after "play-" (Alice's
             # seat), in 20 dB noise (bench/speech/named.py); by seat, the final decides
             return None
-        if heard is None or heard.intent.type != "call" or heard.intent.caller is None:
+        if heard is None or heard.intent.type != "call":
             return None
+        if heard.intent.caller is None:
+            if not (after_name and NAME_THEN_CALL):
+                return None
+            return replace(heard, utterance=replace(heard.utterance, start=segment.start))
         return heard
 
     def read_from(self, start: float, t: float) -> Heard | None:
