@@ -85,37 +85,3 @@ def test_the_soft_end_of_a_word_in_noise_is_stamped_where_it_ends():
     audio[int(1.3 * SAMPLE_RATE) : int(1.45 * SAMPLE_RATE)] += noise(0.15, -33.0, rng)
     (found,) = [s for s in segments(audio) if s.start <= 1.0 < s.end]
     assert found.end == pytest.approx(1.45, abs=0.03)  # WORDS_TAIL_S
-
-
-def test_words_rising_over_the_babble_begin_their_own_utterance():
-    """Babble opened the gate 1 s before the words (bench/speech/segments.py: 0.95-1.0 s
-    under babble): the words begin where they rise over it, and the babble before them is
-    no utterance at all."""
-    rng = np.random.default_rng(6)
-    audio = with_words(babble(4.0, rng), [(1.0, 1.4)], rng)
-    seg = Segmenter()
-    found = []
-    for i in range(len(audio) // FRAME):
-        s = seg.push(i * FRAME / SAMPLE_RATE, audio[i * FRAME : (i + 1) * FRAME])
-        if s is not None:
-            found.append(s)
-    words = [s for s in found if s.start < 1.4 and s.end > 1.0]
-    assert len(words) == 1 and words[0].start == pytest.approx(1.0, abs=0.1)
-    assert seg.dropped >= 1
-    assert not [s for s in found if s.end <= 1.0]  # the babble before them: not read
-    # the rule off, the babble before the words is part of their utterance
-    off = replace(DEFAULT, words_rise_db=0)
-    (held,) = [s for s in segments(audio, off) if s.start < 1.4 and s.end > 1.0]
-    assert held.start < 0.5
-
-
-def test_a_louder_word_after_a_soft_one_stays_in_the_utterance():
-    """In a quiet room the first word of "two ACES" stands far over the room: a louder
-    second word goes on the same utterance."""
-    rng = np.random.default_rng(7)
-    audio = noise(3.0, -65.0, rng)
-    audio[SAMPLE_RATE : int(1.4 * SAMPLE_RATE)] += noise(0.4, -30.0, rng)
-    audio[int(1.4 * SAMPLE_RATE) : int(1.8 * SAMPLE_RATE)] += noise(0.4, -15.0, rng)
-    (found,) = segments(audio)
-    assert found.start == pytest.approx(1.0, abs=0.03)
-    assert found.end == pytest.approx(1.8, abs=0.03)

@@ -7,12 +7,11 @@ going on 1.5 s before and 2.0 s after them: clean, 20 and 10 dB kitchen noise, 1
 babble of three other talkers. The words' onset and end are found in the clean speech
 (frames within 35 dB of its loudest 20 ms); the segment scored is the one that overlaps
 them most, cut by :class:`referee.speech.vad.Segmenter` with the default microphone profile
-and, beside it, with the rise rule off (``words_rise_db=0``: the babble before the words
-begins their utterance) and with the words-relative end rule off too (``words_drop_db=0``,
-the gate before both). Per condition: segments that start / end / both within 0.1 s of the
-words, how late they end (p50 / p90) and when the gate closes after the words (what a final
-reading and a bare call wait for), words cut in two or more segments, and words not heard
-at all. No decoding: a few seconds a hundred clips.
+and, beside it, with the words-relative end rule off (``words_drop_db=0``, the gate before
+it). Per condition: segments that start / end / both within 0.1 s of the words, how late
+they end (p50 / p90) and when the gate closes after the words (what a final reading and a
+bare call wait for), words cut in two or more segments, and words not heard at all. No
+decoding: a few seconds a hundred clips.
 """
 
 from __future__ import annotations
@@ -37,11 +36,7 @@ PHRASES = [p for p in corpus.GAME_PHRASES if p[2] in ("claim", "call")]
 LEAD_S, TAIL_S = 1.5, 2.0
 WITHIN_S = 0.1
 CACHE = Path.home() / ".cache" / "referee-bench" / "espeak"
-GATES = {
-    "words-relative end and rise (default)": DEFAULT,
-    "words-relative end alone": replace(DEFAULT, words_rise_db=0),
-    "gate alone": replace(DEFAULT, words_drop_db=0, words_rise_db=0),
-}
+GATES = {"words-relative end (default)": DEFAULT, "gate alone": replace(DEFAULT, words_drop_db=0)}
 
 
 def words_span(speech: np.ndarray, drop_db: float = 35.0) -> tuple[float, float]:

@@ -29,10 +29,7 @@ class MicProfile:
     but it stays well under them (``words_drop_db`` 0 turns this off). ``words_hangover_s``
     of such quiet ends the utterance: a little longer than the gate's own, so the pause at
     the comma of "Cara, cheat!" (0.22 s under babble in a room game) stays inside one
-    utterance, as the babble kept it before. Sound in an utterance that never stood far over
-    the room, with words ``words_rise_db`` louder than all of it coming on top, was the
-    room's: the words begin there, and what came before them is not read (0 turns this
-    off; see ``vad.RISE_AFTER_S``).
+    utterance, as the babble kept it before.
     """
 
     noise_floor_db: float = -60.0
@@ -46,7 +43,6 @@ class MicProfile:
     words_drop_db: float = 15.0
     words_hangover_s: float = 0.3
     words_over_floor_db: float = 20.0
-    words_rise_db: float = 4.0
     version: int = PROFILE_VERSION
 
     def to_json(self) -> str:

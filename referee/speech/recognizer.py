@@ -677,13 +677,9 @@ class Recognizer:
         return out
 
     def _push_frame(self, segmenter: Segmenter, t: float, frame: np.ndarray) -> Heard | None:
-        was_speaking, dropped = segmenter.in_speech, segmenter.dropped
+        was_speaking = segmenter.in_speech
         finished = segmenter.push(t, frame)
-        if segmenter.dropped != dropped:
-            # what the words began over was the room's (vad.RISE_AFTER_S): nothing read of
-            # it stands
-            self._early, self._due = None, None
-        if segmenter.in_speech and (not was_speaking or segmenter.dropped != dropped):
+        if segmenter.in_speech and not was_speaking:
             self._last_partial, self._called_early, self._halved = 0, False, False
             self._unsteady = None
         if finished is not None:

@@ -23,16 +23,6 @@ WORDS_DROP_DB = 10.0
 #: the frames over the gate right after the last one near the words' level, unbroken, are
 #: the soft end of the last word for at most this long (:attr:`MicProfile.words_drop_db`)
 WORDS_TAIL_S = 0.2
-#: an utterance this old, whose loudest frame stood less than ``RISE_ROOM_DB`` over the
-#: room's floor, with a frame ``MicProfile.words_rise_db`` louder than all of it coming on
-#: top, was the room: it is dropped, and new words begin ``RISE_LEAD_S`` before that frame
-#: with ``RISE_PREROLL_S`` of what came before them. At a party the babble opens the gate
-#: and a player's words come on top of it: under babble the gate opened 0.95-1.0 s before
-#: the words (p50, bench/speech/segments.py)
-RISE_AFTER_S = 0.3
-RISE_ROOM_DB = 25.0
-RISE_LEAD_S = 0.1
-RISE_PREROLL_S = 0.2
 
 
 def level_db(frame: np.ndarray) -> float:
@@ -128,8 +118,6 @@ class Segmenter:
         self._words_end = 0.0  # the end of the last frame near the words' level
         self._pause: tuple[int, int] | None = None  # frames: first quiet one, how many
         self._peak = -200.0  # the loudest frame of the utterance in progress (or onset run)
-        #: utterances dropped as the room's (``RISE_AFTER_S``)
-        self.dropped = 0
 
     @property
     def in_speech(self) -> bool:
@@ -198,13 +186,13 @@ class Segmenter:
             self._peak = max(self._peak, db)
             if self._run * frame_s < p.onset_s:
                 return None
-            self._begin(t, frame_s, self._run, p.preroll_s)
-            return None
-        if self._rises(t, db, loud):
-            lead = min(len(self._frames) - 1, round(RISE_LEAD_S / frame_s))
-            self._begin(t, frame_s, lead + 1, RISE_PREROLL_S)
-            self._peak, self._pause, self._gate_quiet = db, None, 0
-            self.dropped += 1
+            onset_frames = self._run
+            self.start = t + frame_s - onset_frames * frame_s
+            pre = int(p.preroll_s * SAMPLE_RATE / FRAME)
+            self._frames = list(self._preroll[-(onset_frames + pre) :])
+            self._audio_start = t + frame_s - len(self._frames) * frame_s
+            self._quiet = 0
+            self._last_loud_end = self._words_end = t + frame_s
             return None
         self._frames.append(frame)
         self._gate_quiet = 0 if loud else self._gate_quiet + 1
@@ -234,29 +222,6 @@ class Segmenter:
             self._preroll = []  # the next utterance's pre-roll never reaches back into this one
             return segment
         return None
-
-    def _rises(self, t: float, db: float, loud: bool) -> bool:
-        """Whether words rise at the frame at ``t`` over an utterance that was the room's
-        (see ``RISE_AFTER_S``)."""
-        rise = self.profile.words_rise_db
-        return (
-            rise > 0
-            and loud
-            and self.start is not None
-            and t - self.start >= RISE_AFTER_S
-            and db >= self._peak + rise
-            and self._peak < self.floor_db + RISE_ROOM_DB
-        )
-
-    def _begin(self, t: float, frame_s: float, onset_frames: int, preroll_s: float) -> None:
-        """An utterance begins: its last ``onset_frames`` frames (up to the one at ``t``) are
-        its first words, with ``preroll_s`` of what came before them."""
-        self.start = t + frame_s - onset_frames * frame_s
-        pre = int(preroll_s * SAMPLE_RATE / FRAME)
-        self._frames = list(self._preroll[-(onset_frames + pre) :])
-        self._audio_start = t + frame_s - len(self._frames) * frame_s
-        self._quiet = 0
-        self._last_loud_end = self._words_end = t + frame_s
 
     def audio(self) -> np.ndarray:
         return np.concatenate(self._frames) if self._frames else np.zeros(0, np.float32)
