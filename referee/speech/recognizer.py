@@ -112,17 +112,15 @@ COMMAND_FIRST = frozenset({"command"})
 #: "Cara, ... cheat!" under babble, the gate closed at the comma and "Cara" alone read
 #: nothing (bench/table findings §21); and words read as nothing (or only guessed) this soon
 #: after a name read alone: "Rob, ... cheat!", "cheat" alone read "see" in a quiet room and
-#: forced to "three sixes" in a 20 dB kitchen, where it ended a game (findings §25)
-REJOIN_GAP_S = 0.6
-#: ...and where the words after a name read alone, read joined to it, are a call that names
-#: no one (the name lost in the joining, or the head sure of a call whisper read as other
-#: words), that call is theirs: the name before it is its caller, as if they had read as the
-#: call alone. Under 10 dB babble espeak-ng's "Ben, cheat!" (en-gb) read "ben" and then
+#: forced to "three sixes" in a 20 dB kitchen, where it ended a game (findings §25). Where
+#: such words, read joined to the name, are a call that names no one (the name lost in the
+#: joining), that call is theirs: the name before it is its caller, as if they had read as
+#: the call alone. Under 10 dB babble espeak-ng's "Ben, cheat!" (en-gb) read "ben" and then
 #: "thank you": joined, a call (the listener's head 0.99, a name in it 1.0) made bare, and
 #: dropped, and the call went unheard (bench/speech). bench/speech/named.py (seed 13, 320
 #: calls): one more caller right under 15 dB babble, none wrong; 40 minutes of chatter no
 #: rule was made on (bench/speech/chatter, minutes 540-579): nothing more invented
-NAME_THEN_CALL = True
+REJOIN_GAP_S = 0.6
 
 
 def _frames(seconds: float) -> int:
@@ -453,7 +451,7 @@ class Recognizer:
         "Ben ... cheat!"), or None. ``after_name``: ``first`` was read as a player's name
         alone, so a bare call read from the two together is ``segment``'s, stamped with its
         own onset: the name before it is its caller (:func:`merge_caller`), as when
-        ``segment`` alone reads as that call (``NAME_THEN_CALL``)."""
+        ``segment`` alone reads as that call (``REJOIN_GAP_S``)."""
         if first is None or segment.start - first.end > REJOIN_GAP_S:
             return None
         if segment.end - first.start > SPLIT_MAX_S:
@@ -473,7 +471,7 @@ class Recognizer:
         if heard is None or heard.intent.type != "call":
             return None
         if heard.intent.caller is None:
-            if not (after_name and NAME_THEN_CALL):
+            if not after_name:
                 return None
             return replace(heard, utterance=replace(heard.utterance, start=segment.start))
         return heard
