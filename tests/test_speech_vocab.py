@@ -244,3 +244,21 @@ def test_a_seat_cut_inside_player_names_nobody():
     assert parse("cheat play a four", players) == Intent("call", caller="Yuki")
     play = ListenContext.for_rank_due("6", players, intents=PHASE_INTENTS["play"])
     assert interpret("cheat player one", play) == Intent("call", caller="Marco")
+
+
+@pytest.mark.parametrize(
+    "heard, name",
+    [("Me, Rob!", "Rob"), ("It was Rob.", "Rob"), ("Rob did.", "Rob"), ("and rob", "Rob"),
+     ("It's me, Yuki.", "Yuki"), ("yes, player two", "Nadia"), ("it was me", None),
+     ("rob what", None), ("and two kings", None)],
+)  # fmt: skip
+def test_an_answer_to_who_called_may_wrap_the_name(heard, name):
+    from referee.speech.vocab import PHASE_INTENTS, interpret
+
+    players = ("Marco", "Nadia", "Rob", "Yuki")
+    asking = ListenContext.for_phase("who_called", players)
+    got = interpret(heard, asking)
+    assert got == (Intent("name", name=name) if name else None)
+    # during play the same words are chatter: a name alone only pairs with a call
+    play = ListenContext.for_rank_due("6", players, intents=PHASE_INTENTS["play"])
+    assert not covered(heard, play) or interpret(heard, play) != Intent("name", name=name)

@@ -114,14 +114,25 @@ GAME_WORDS = frozenset(
 )  # fmt: skip
 
 
+#: words a player wraps their name in when the referee asks "Who called?" ("Me, Rob!", "It
+#: was Rob.", "Rob did."), heard only then. Whisper writes them too around a name said alone
+#: under babble: Rob's "Rob." answering the question in a babble room game was read "and
+#: rob" and "rob what" (the head: a name 0.86) and went unheard (bench/table, strangers)
+ANSWER_WORDS = frozenset("me was did and here mine yes yeah its it's".split())
+
+
 def covered(text: str, ctx: ListenContext) -> bool:
-    """Whether every word heard is a word of the game (or a player's name).
+    """Whether every word heard is a word of the game (or a player's name, or a word of an
+    answer when the referee asked for a name: ``ANSWER_WORDS``).
 
     A legal phrase inside chatter ("my sister, liar") is chatter: a recognizer that heard
     other words too was not hearing a call.
     """
     names = {w for name in name_words(ctx) for w in name.split()}
-    return all(w in GAME_WORDS or w in names or w.isdigit() for w in normalize(text).split())
+    answer = ANSWER_WORDS if ctx.asking == "name" else frozenset()
+    return all(
+        w in GAME_WORDS or w in names or w in answer or w.isdigit() for w in normalize(text).split()
+    )
 
 
 def interpret(text: str, ctx: ListenContext) -> Intent | None:
