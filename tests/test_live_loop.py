@@ -377,3 +377,27 @@ def test_a_call_whose_voice_is_taken_for_the_claimers_is_asked_about(tmp_path):
     assert "Alice can't call their own play." not in said
     asked = said.index("Who called?")
     assert said[asked + 1] == "Ben calls cheat on Alice. Alice, turn the cards over.", said
+
+
+class Learning(Timed):
+    """The recognizer with a voice profile: notes what the loop tells it to learn."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.learned: list[tuple[str, str]] = []
+
+    def learn_voice(self, heard, player: str) -> bool:
+        self.learned.append((heard.utterance.text, player))
+        return True
+
+
+def test_each_claim_taken_teaches_the_voice_profile_its_players_voice(tmp_path):
+    # Alice claims two aces in her turn, Ben "one two" (a claim of one two) in his; Ben's
+    # bare call is no claim, and Cara's turn is not claimed: only the two claims are learned,
+    # each as the player whose turn it was
+    audio = table((7.0, 500, 0.5), (14.0, 1300, 0.5), (21.0, 1700, 0.5), total=30.0)
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    recognizer = Learning()
+    LiveReferee(session, recognizer, ArraySource(audio)).run()
+    session.close()
+    assert recognizer.learned == [("two aces", "Alice"), ("one two", "Ben")]

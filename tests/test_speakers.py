@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import wave
 from pathlib import Path
@@ -239,12 +240,18 @@ class PushRecognizer:
 def test_voiced_recognizer_says_who_called_through_the_push_interface(profile):
     audio = np.concatenate([quiet(0.5), say("Cara", "I doubt it"), quiet(0.5)])
     inner = PushRecognizer(len(audio) / SAMPLE_RATE)
-    rec = speakers.VoicedRecognizer(inner, profile)
+    rec = speakers.VoicedRecognizer(inner, copy.deepcopy(profile))  # it will learn
     rec.start()
     rec.mute(3.0)  # passed through
     heard = [h for chunk in ArraySource(audio) for h in rec.feed(chunk)] + rec.finish()
     assert inner.started == 1 and inner.muted == 3.0
     assert [(h.utterance.partial, h.speaker) for h in heard] == [(True, "Cara"), (False, "Cara")]
+    # the loop tells it whose an utterance was (a claim taken): its voice is learned
+    cara = next(p for p in rec.profile.players if p.name == "Cara")
+    was = len(cara.learned)
+    assert rec.learn_voice(heard[-1], "Cara") and len(cara.learned) == was + 1
+    stranger = Heard(Utterance(9.0, 9.5, "two aces"), Intent("claim", count=2, rank="A"))
+    assert not rec.learn_voice(stranger, "Cara")  # never heard: no voice to learn
 
 
 @needs_espeak
@@ -399,3 +406,34 @@ def test_a_name_said_alone_and_cut_to_its_words_is_a_sample(tmp_path):
     samples, problems = speakers.load_samples(tmp_path, ["Ben"])
     assert len(samples["Ben"]) == 1
     assert problems == [f"{tmp_path / 'Ben-2.wav'} is too short or silent; skipped"]
+
+
+@needs_espeak
+def test_a_voiceprint_learns_its_players_claims_and_not_another_voice(recordings, tmp_path):
+    """In play each claim taken is its player's (said in their turn): the voiceprint learns
+    it, so a voice that sounds other than at enrollment (another room, a raised voice) is
+    known better as the evening goes on. A voice surely another player's is not learned, and
+    what was learned is never saved into the profile."""
+    samples, _ = speakers.load_samples(recordings, list(VOICES))
+    profile = speakers.SpeakerProfile.enroll("table", samples)
+    enrolled = {p.name: p.voiceprint.copy() for p in profile.players}
+
+    def alice_at_the_party(text: str, speed: int = 170) -> np.ndarray:
+        s = synthesize(text, voice="en-us+f2", pitch=60, speed=speed)  # not her enrolled voice
+        return (s * (0.1 / np.sqrt(np.mean(s**2)))).astype(np.float32)
+
+    calls = [alice_at_the_party(t) for t in ("cheat!", "liar!", "I doubt it")]
+    before = [profile.identify(c) for c in calls]
+    assert not profile.learn("Alice", profile.voice_of(say("Ben", "three kings")))
+    assert float(profile.players[0].voiceprint @ enrolled["Alice"]) > 0.9999  # unchanged
+    for claim in ("three kings", "two sevens", "one queen", "four tens"):
+        assert profile.learn("Alice", profile.voice_of(alice_at_the_party(claim, 160)))
+    after = [profile.identify(c) for c in calls]
+    assert [name for name, _ in after] == ["Alice"] * 3
+    assert np.mean([s for _, s in after]) > np.mean([s for _, s in before]) + 0.1
+    assert len(profile.players[0].learned) == 4
+    again = speakers.SpeakerProfile.load(profile.save(tmp_path / "table"))
+    assert float(again.players[0].voiceprint @ enrolled["Alice"]) > 0.9999
+    for _ in range(speakers.LEARNED_MAX + 3):
+        profile.learn("Alice", profile.voice_of(calls[0]))
+    assert len(profile.players[0].learned) == speakers.LEARNED_MAX

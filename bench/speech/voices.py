@@ -156,6 +156,20 @@ def draw(speaker: Speaker, seed: int, calls_per_player: int):
     return enroll, calls
 
 
+def draw_claims(speaker: Speaker, seed: int, per_player: int) -> list[Call]:
+    """Each enrolled player's claims, clean and under babble (as their calls are), for the
+    voiceprints to learn in play (:meth:`referee.speech.speakers.SpeakerProfile.learn`).
+    Drawn apart from :func:`draw`, so the enrolled rows stay as they were."""
+    rng = random.Random(seed * 1000 + 1)
+    nrng = np.random.default_rng(seed * 1000 + 1)
+    out = []
+    for who in PLAYERS:
+        for _ in range(per_player):
+            speech = speaker.say(who, rng.choice(CLAIMS), rng)
+            out += said_both_ways(who[0], speech, speaker.cache, rng, nrng)
+    return out
+
+
 #: real voices (validation only, never tuned on): the Free Spoken Digit Dataset's six
 #: speakers (recorded at 8 kHz: the babble is mixed in as such a recording would hold it),
 #: each enrolled with three digits said alone (or six), as short as a name or "cheat!" said
@@ -211,6 +225,32 @@ def similarities(enroll, samples: int, calls, voices, roster: list[str]):
         for name, voice in row.items():
             sims = None if voice is None else profile.similarities(voice)
             rows.append((call.player, call.condition, name, sims))
+    return profile, rows
+
+
+#: the cut a voiceprint learns from in play (what the referee embeds)
+LEARN_CUT = "segment core"
+
+
+def learned_similarities(enroll, samples: int, calls, voices, claims, claim_voices, roster):
+    """As :func:`similarities`, each condition's calls matched against voiceprints that
+    have learned the roster's claims said in that condition (the room of the evening)."""
+    profile, rows = None, []
+    for condition in ("clean", "babble 10 dB"):
+        prof = speakers.SpeakerProfile.enroll("bench", {p: enroll[p][:samples] for p in roster})
+        for claim, row in zip(claims, claim_voices, strict=True):
+            voice = row[LEARN_CUT]
+            if claim.player in roster and claim.condition == condition and voice is not None:
+                prof.learn(claim.player, voice)
+        for call, row in zip(calls, voices, strict=True):
+            if call.condition != condition:
+                continue
+            if call.player not in roster and not call.player.startswith("Stranger"):
+                continue
+            for name, voice in row.items():
+                sims = None if voice is None else prof.similarities(voice)
+                rows.append((call.player, call.condition, name, sims))
+        profile = profile or prof
     return profile, rows
 
 
@@ -281,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--real-calls", type=int, default=16,
                         help="real (fsdd) calls per speaker, 0: none")  # fmt: skip
+    parser.add_argument("--claims", type=int, default=6,
+                        help="claims per player a voiceprint learns in play (0: none)")  # fmt: skip
     parser.add_argument("--score-seeds", default="6,7,8,9",
                         help="draws scored, pooled (the choice is made on seed 5)")  # fmt: skip
     args = parser.parse_args(argv)
@@ -298,15 +340,24 @@ def main(argv: list[str] | None = None) -> int:
         enroll, calls = draw(speaker, seed, args.calls)
         voices, times = embed_calls(calls)
         all_times += times
+        claims = draw_claims(speaker, seed, args.claims) if args.claims else []
+        claim_voices, _ = embed_calls(claims)
         for size, roster in rosters.items():
             for samples in (3, 6):
                 runs[(seed, size, samples)] = similarities(enroll, samples, calls, voices, roster)
+            if claims:
+                runs[(seed, size, f"3 + {args.claims} claims learned")] = learned_similarities(
+                    enroll, 3, calls, voices, claims, claim_voices, roster
+                )
     decision = {}
     for size in rosters:  # chosen for each table size on seed 5
-        decision[size] = choose([v for k, v in runs.items() if k[0] == 5 and k[1] == size])[:2]
+        decision[size] = choose(
+            [v for k, v in runs.items() if k[0] == 5 and k[1] == size and k[2] in (3, 6)]
+        )[:2]
     report = {"decision": decision, "scored": scored, "rows": [], "strangers": [], "real": []}
+    learned = [f"3 + {args.claims} claims learned"] if args.claims else []
     for size in rosters:
-        for samples in (3, 6):
+        for samples in (3, 6, *learned):
             pooled = [runs[(seed, size, samples)] for seed in scored]
             res, strange, top1 = {}, {}, {}
             for profile, rows in pooled:
@@ -362,7 +413,8 @@ def write_markdown(report: dict, args) -> None:
         "",
         "Rerun: `nice -n 10 .venv/bin/python -m bench.speech.voices`"
         + (f" --calls {args.calls}" if args.calls != 8 else "")
-        + (f" --score-seeds {args.score_seeds}" if args.score_seeds != "6,7,8,9" else ""),
+        + (f" --score-seeds {args.score_seeds}" if args.score_seeds != "6,7,8,9" else "")
+        + (f" --claims {args.claims}" if args.claims != 6 else ""),
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {report['machine']} "
         f"({report['seconds']} s). Players: "
@@ -371,7 +423,16 @@ def write_markdown(report: dict, args) -> None:
         "and one claim (3 samples, as `referee calibrate voices` asks), or that twice (6, "
         "`--rounds 2`); "
         f"{args.calls} bare calls each (random speed, pitch ±4), clean and under 10 dB babble "
-        "(3 espeak talkers); two voices never enrolled make as many calls. Threshold and margin "
+        "(3 espeak talkers); two voices never enrolled make as many calls. "
+        + (
+            f"`3 + {args.claims} claims learned`: enrolled with 3, then each voiceprint learns "
+            f"{args.claims} of the player's claims said in the calls' condition (their segment "
+            "core), as the referee learns every claim taken in play "
+            "(`SpeakerProfile.learn`), with the same threshold and margin. "
+            if args.claims
+            else ""
+        )
+        + "Threshold and margin "
         "(of the centred cosine, `referee.speech.speakers.table_scores`) chosen on seed 5 for "
         "each table size: the most callers named right on the live cut with at most "
         f"{MAX_WRONG:.0%} named wrong (over both conditions and enrolments), the strictest of "

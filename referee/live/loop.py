@@ -398,8 +398,20 @@ class LiveReferee:
         if intent.type == "call":
             self._barge_in(utterance.start)
         said = self._act(intent, utterance.start, heard=utterance.text)
+        if intent.type == "claim":
+            self._learn_voice(heard, said)
         decided = heard.decided_at if heard.decided_at is not None else utterance.end
         self._announce(said, max(decided, utterance.end if not utterance.partial else decided))
+
+    def _learn_voice(self, heard: Heard, said: list[Announcement]) -> None:
+        """A claim taken is its player's, said in their turn: with a voice profile, their
+        voiceprint learns it (:meth:`referee.speech.speakers.VoicedRecognizer.learn_voice`),
+        and their bare calls are known by the voice of the room they are said in. Not a
+        claim guessed (the head made it, or the whole utterance had to confirm it)."""
+        learn = getattr(self.recognizer, "learn_voice", None)
+        player = next((a.data.get("player") for a in said if a.kind == "claim"), None)
+        if learn is not None and player and not heard.guessed:
+            learn(heard, player)
 
     def _barge_in(self, onset: float) -> None:
         """A call made over the referee's own voice (its ears open: the echo cancelled)

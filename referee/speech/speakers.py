@@ -67,6 +67,15 @@ MIN_SAMPLE_S = 0.2
 #: fewer than 4 as 4, more than 8 as 8. Chosen again 2026-12-05 (the voice gate and the
 #: voiced core had changed since 2026-12-02's 0.04 for 4 players): 4 players 0.14
 DECISION_BY_PLAYERS = {4: (0.14, 0.01), 8: (0.28, 0.16)}
+#: the most voices a player's voiceprint learns in play (:meth:`SpeakerProfile.learn`): the
+#: latest are kept
+LEARNED_MAX = 24
+#: ...and together they weigh at most this share of the enrolled samples (each weighing one
+#: sample until then). Uncapped, 16 claims learned took the 8-player table's clean calls
+#: named right from 61% (enrolled only) to 60% where 6 took them to 69%: the claims' words,
+#: not the voices, came to fill the voiceprints. Capped at 1: 6 claims 71%, 16 claims 68%
+#: (bench/speech/voices.py --claims)
+LEARNED_SHARE = 1.0
 
 
 def decision_for(players: int) -> tuple[float, float]:
@@ -236,6 +245,10 @@ class Player:
     voiceprint: np.ndarray
     samples: list[np.ndarray] = field(default_factory=list)
     embeddings: list[np.ndarray] = field(default_factory=list)
+    #: voices learned in play (their claims, :meth:`SpeakerProfile.learn`), never saved; the
+    #: enrolled voiceprint is kept in ``enrolled`` once there are any
+    learned: deque[np.ndarray] = field(default_factory=lambda: deque(maxlen=LEARNED_MAX))
+    enrolled: np.ndarray | None = None
 
 
 @dataclass
@@ -293,9 +306,37 @@ class SpeakerProfile:
 
     def identify(self, samples: np.ndarray, rate: int = SAMPLE_RATE) -> tuple[str | None, float]:
         """Who said ``samples``: (name, similarity), or (None, best similarity) when unsure."""
+        voice = self.voice_of(samples, rate)
+        return (None, 0.0) if voice is None else self.decide(self.similarities(voice))
+
+    def voice_of(self, samples: np.ndarray, rate: int = SAMPLE_RATE) -> np.ndarray | None:
+        """The voice (unit embedding) of ``samples``; None when too short to tell."""
         if len(samples) < 0.1 * rate or not self.players:
-            return None, 0.0
-        return self.decide(self.similarities(embed(samples, rate)))
+            return None
+        return embed(samples, rate)
+
+    def learn(self, name: str, voice: np.ndarray) -> bool:
+        """Learn ``voice`` as ``name``'s: the table told whose it is (their claim, said in
+        their turn). Three enrolled samples said once in a quiet moment are little to know a
+        voice by in a loud room; an evening's claims, said in that room, are many. Not when
+        the voice is surely another player's (someone said the claim for them): then False.
+        The voiceprint becomes the normed mean of the enrolled samples (as many as there
+        were, their mean as saved) and the latest ``LEARNED_MAX`` voices learned, which
+        together weigh no more than the enrolled ones (``LEARNED_SHARE``)."""
+        player = next((p for p in self.players if p.name == name), None)
+        if player is None:
+            return False
+        sure, _ = self.decide(self.similarities(voice))
+        if sure is not None and sure != name:
+            return False
+        if player.enrolled is None:
+            player.enrolled = player.voiceprint
+        player.learned.append(_unit(voice))
+        weight = max(1, len(player.samples))
+        learned = list(player.learned)
+        share = min(1.0, LEARNED_SHARE * weight / len(learned))
+        player.voiceprint = _unit(weight * player.enrolled + share * np.sum(learned, axis=0))
+        return True
 
     def confusions(self) -> list[tuple[str, str, float]]:
         """Pairs of players the profile may not tell apart: (a, b, similarity of their
@@ -351,8 +392,9 @@ class SpeakerProfile:
                 rel = f"samples/{p.name}-{n}.wav"
                 write_wav(folder / rel, clip)
                 files.append(rel)
-            players.append({"name": p.name, "voiceprint": [round(float(v), 6) for v in
-                            p.voiceprint], "samples": files})  # fmt: skip
+            vp = p.voiceprint if p.enrolled is None else p.enrolled  # never what play learned
+            players.append({"name": p.name, "voiceprint": [round(float(v), 6) for v in vp],
+                            "samples": files})  # fmt: skip
         fields = {
             "method": "resemblyzer speaker embedding (models/voice_encoder.onnx) of each "
             "sample's voiced core; voiceprint = normed mean; cosine centred on the table's "
@@ -512,9 +554,15 @@ class AudioTap:
 
 def with_speaker(heard: Heard, profile: SpeakerProfile, tap: AudioTap) -> Heard:
     """``heard`` with the enrolled player whose voice it is (None when unsure)."""
+    return _voiced(heard, profile, tap)[0]
+
+
+def _voiced(heard: Heard, profile: SpeakerProfile, tap: AudioTap):
+    """(``heard`` with its speaker, the voice it was told by or None)."""
     u = heard.utterance
-    name, score = profile.identify(tap.samples(u.start, u.end))
-    return replace(heard, speaker=name, speaker_score=round(score, 3))
+    voice = profile.voice_of(tap.samples(u.start, u.end))
+    name, score = (None, 0.0) if voice is None else profile.decide(profile.similarities(voice))
+    return replace(heard, speaker=name, speaker_score=round(score, 3)), voice
 
 
 def attach(heard: Iterable[Heard], profile: SpeakerProfile, tap: AudioTap) -> Iterator[Heard]:
@@ -577,6 +625,7 @@ class VoicedRecognizer:
         self.recognizer = recognizer
         self.profile = profile
         self.tap = AudioTap(keep_s=keep_s)
+        self._voices: dict[tuple[float, float], np.ndarray | None] = {}
         encoder()  # loaded now (play builds this while it greets), not at the first call
 
     def __getattr__(self, name: str):
@@ -598,9 +647,20 @@ class VoicedRecognizer:
         usual case) reuses its answer."""
         key = (heard.utterance.start, heard.utterance.end)
         if getattr(self, "_last", (None,))[0] != key:
-            self._last = (key, with_speaker(heard, self.profile, self.tap))
+            found, voice = _voiced(heard, self.profile, self.tap)
+            self._last = (key, found)
+            self._voices[key] = voice
+            while len(self._voices) > 16:  # the latest utterances' voices, for learn_voice
+                del self._voices[next(iter(self._voices))]
         found = self._last[1]
         return replace(heard, speaker=found.speaker, speaker_score=found.speaker_score)
+
+    def learn_voice(self, heard: Heard, player: str) -> bool:
+        """``heard`` (an utterance this recognizer gave) was ``player``'s: their voiceprint
+        learns its voice (:meth:`SpeakerProfile.learn`). False when its voice is not known
+        or is surely someone else's."""
+        voice = self._voices.get((heard.utterance.start, heard.utterance.end))
+        return voice is not None and self.profile.learn(player, voice)
 
     def utterances(self, source: Iterable[Chunk]) -> Iterator[Heard]:
         tap = AudioTap(source, self.tap._keep)
