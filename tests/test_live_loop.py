@@ -401,3 +401,25 @@ def test_each_claim_taken_teaches_the_voice_profile_its_players_voice(tmp_path):
     LiveReferee(session, recognizer, ArraySource(audio)).run()
     session.close()
     assert recognizer.learned == [("two aces", "Alice"), ("one two", "Ben")]
+
+
+def test_a_bare_call_asked_about_teaches_the_named_callers_voice(tmp_path):
+    # Alice claims; Ben's bare "cheat" is asked about ("Who called?") and answered "cheat
+    # ben": the voice of that bare call is Ben's, and his voiceprint learns it, as Alice's
+    # learns her claim
+    audio = table((7.0, 500, 0.5), (14.0, 1700, 0.5), (24.0, 300, 0.5), total=36.0)
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    recognizer = Learning()
+    said: list[str] = []
+    referee = LiveReferee(
+        session,
+        recognizer,
+        ArraySource(audio),
+        camera=Camera(),
+        reader=SlowReader(LIED),
+        on_say=lambda a, at: said.append(a.text),
+    )
+    referee.run()
+    session.close()
+    assert "Who called?" in said and "Ben calls cheat on Alice. Alice, turn the cards over." in said
+    assert recognizer.learned == [("two aces", "Alice"), ("cheat", "Ben")]

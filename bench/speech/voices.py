@@ -156,16 +156,19 @@ def draw(speaker: Speaker, seed: int, calls_per_player: int):
     return enroll, calls
 
 
-def draw_claims(speaker: Speaker, seed: int, per_player: int) -> list[Call]:
-    """Each enrolled player's claims, clean and under babble (as their calls are), for the
-    voiceprints to learn in play (:meth:`referee.speech.speakers.SpeakerProfile.learn`).
-    Drawn apart from :func:`draw`, so the enrolled rows stay as they were."""
-    rng = random.Random(seed * 1000 + 1)
-    nrng = np.random.default_rng(seed * 1000 + 1)
+def draw_claims(
+    speaker: Speaker, seed: int, per_player: int, texts: tuple[str, ...] = CLAIMS, draw: int = 1
+) -> list[Call]:
+    """Each enrolled player's claims (or other ``texts``: the bare calls asked about and
+    answered by name), clean and under babble (as their calls are), for the voiceprints to
+    learn in play (:meth:`referee.speech.speakers.SpeakerProfile.learn`). Drawn apart from
+    :func:`draw`, so the enrolled rows stay as they were."""
+    rng = random.Random(seed * 1000 + draw)
+    nrng = np.random.default_rng(seed * 1000 + draw)
     out = []
     for who in PLAYERS:
         for _ in range(per_player):
-            speech = speaker.say(who, rng.choice(CLAIMS), rng)
+            speech = speaker.say(who, rng.choice(texts), rng)
             out += said_both_ways(who[0], speech, speaker.cache, rng, nrng)
     return out
 
@@ -230,6 +233,18 @@ def similarities(enroll, samples: int, calls, voices, roster: list[str]):
 
 #: the cut a voiceprint learns from in play (what the referee embeds)
 LEARN_CUT = "segment core"
+
+
+def learned_rows(args, claims, claim_voices, asked, asked_voices):
+    """(label, utterances, their voices) of each learned enrolment the report has: the
+    claims alone, and the claims with the bare calls asked about and answered by name."""
+    rows = []
+    if args.claims:
+        rows.append((f"3 + {args.claims} claims learned", claims, claim_voices))
+    if args.asked:
+        rows.append((f"3 + {args.claims} claims + {args.asked} calls learned",
+                     claims + asked, claim_voices + asked_voices))  # fmt: skip
+    return rows
 
 
 def learned_similarities(enroll, samples: int, calls, voices, claims, claim_voices, roster):
@@ -323,6 +338,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="real (fsdd) calls per speaker, 0: none")  # fmt: skip
     parser.add_argument("--claims", type=int, default=6,
                         help="claims per player a voiceprint learns in play (0: none)")  # fmt: skip
+    parser.add_argument("--asked", type=int, default=4,
+                        help="bare calls per player, asked about and answered by name, a "
+                        "voiceprint learns as well (0: none)")  # fmt: skip
     parser.add_argument("--score-seeds", default="6,7,8,9",
                         help="draws scored, pooled (the choice is made on seed 5)")  # fmt: skip
     args = parser.parse_args(argv)
@@ -342,12 +360,16 @@ def main(argv: list[str] | None = None) -> int:
         all_times += times
         claims = draw_claims(speaker, seed, args.claims) if args.claims else []
         claim_voices, _ = embed_calls(claims)
+        asked = draw_claims(speaker, seed, args.asked, CALLS, 2) if args.asked else []
+        asked_voices, _ = embed_calls(asked)
         for size, roster in rosters.items():
             for samples in (3, 6):
                 runs[(seed, size, samples)] = similarities(enroll, samples, calls, voices, roster)
-            if claims:
-                runs[(seed, size, f"3 + {args.claims} claims learned")] = learned_similarities(
-                    enroll, 3, calls, voices, claims, claim_voices, roster
+            for label, taught, taught_voices in learned_rows(
+                args, claims, claim_voices, asked, asked_voices
+            ):
+                runs[(seed, size, label)] = learned_similarities(
+                    enroll, 3, calls, voices, taught, taught_voices, roster
                 )
     decision = {}
     for size in rosters:  # chosen for each table size on seed 5
@@ -355,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
             [v for k, v in runs.items() if k[0] == 5 and k[1] == size and k[2] in (3, 6)]
         )[:2]
     report = {"decision": decision, "scored": scored, "rows": [], "strangers": [], "real": []}
-    learned = [f"3 + {args.claims} claims learned"] if args.claims else []
+    learned = [label for label, _, _ in learned_rows(args, [], [], [], [])]
     for size in rosters:
         for samples in (3, 6, *learned):
             pooled = [runs[(seed, size, samples)] for seed in scored]
@@ -414,7 +436,8 @@ def write_markdown(report: dict, args) -> None:
         "Rerun: `nice -n 10 .venv/bin/python -m bench.speech.voices`"
         + (f" --calls {args.calls}" if args.calls != 8 else "")
         + (f" --score-seeds {args.score_seeds}" if args.score_seeds != "6,7,8,9" else "")
-        + (f" --claims {args.claims}" if args.claims != 6 else ""),
+        + (f" --claims {args.claims}" if args.claims != 6 else "")
+        + (f" --asked {args.asked}" if args.asked != 4 else ""),
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {report['machine']} "
         f"({report['seconds']} s). Players: "
@@ -428,7 +451,14 @@ def write_markdown(report: dict, args) -> None:
             f"`3 + {args.claims} claims learned`: enrolled with 3, then each voiceprint learns "
             f"{args.claims} of the player's claims said in the calls' condition (their segment "
             "core), as the referee learns every claim taken in play "
-            "(`SpeakerProfile.learn`), with the same threshold and margin. "
+            "(`SpeakerProfile.learn`), with the same threshold and margin"
+            + (
+                f"; `+ {args.asked} calls learned`: and {args.asked} of their bare calls, "
+                "asked about and answered by name (the loop's `_learn_caller`)"
+                if args.asked
+                else ""
+            )
+            + ". "
             if args.claims
             else ""
         )

@@ -175,6 +175,8 @@ class LiveReferee:
     _unclocked: list[VoiceStarted | VoicePlayed] = field(default_factory=list)
     _context: Any = None
     _shown_at: float = 0.0
+    #: the bare call the referee last asked "Who called?" about (see _learn_caller)
+    _asked: Heard | None = None
 
     def __post_init__(self) -> None:
         cancelled = None  # a voice the microphone hears, taken back out of what it hears
@@ -400,6 +402,7 @@ class LiveReferee:
         said = self._act(intent, utterance.start, heard=utterance.text)
         if intent.type == "claim":
             self._learn_voice(heard, said)
+        self._learn_caller(heard, intent, said)
         decided = heard.decided_at if heard.decided_at is not None else utterance.end
         self._announce(said, max(decided, utterance.end if not utterance.partial else decided))
 
@@ -412,6 +415,22 @@ class LiveReferee:
         player = next((a.data.get("player") for a in said if a.kind == "claim"), None)
         if learn is not None and player and not heard.guessed:
             learn(heard, player)
+
+    def _learn_caller(self, heard: Heard, intent: Intent, said: list[Announcement]) -> None:
+        """A bare call the referee asked about ("Who called?") and then heard its caller
+        named: with a voice profile, that call's voice is the caller's, and their voiceprint
+        learns it (its words are a call's, as the next bare call's will be). In a quiet room
+        game Yuki's bare "liar!" went to Nadia's voice again and again (bench/table,
+        strangers, --voices): her claims taught her voiceprint, not her calls."""
+        if intent.type == "call" and any(a.kind == "who_called" for a in said):
+            self._asked = heard if intent.caller is None else None
+            return
+        caller = next((a.data.get("caller") for a in said if a.kind == "call"), None)
+        learn = getattr(self.recognizer, "learn_voice", None)
+        if caller and self._asked is not None and learn is not None:
+            learn(self._asked, caller)
+        if caller or any(a.kind == "undo" for a in said):
+            self._asked = None
 
     def _barge_in(self, onset: float) -> None:
         """A call made over the referee's own voice (its ears open: the echo cancelled)
