@@ -423,3 +423,16 @@ def test_a_bare_call_asked_about_teaches_the_named_callers_voice(tmp_path):
     session.close()
     assert "Who called?" in said and "Ben calls cheat on Alice. Alice, turn the cards over." in said
     assert recognizer.learned == [("two aces", "Alice"), ("cheat", "Ben")]
+
+
+def test_a_call_naming_its_caller_teaches_that_callers_voice(tmp_path):
+    # Ben's "cheat ben" names its caller in its own words: his voiceprint learns its voice
+    audio = table((7.0, 500, 0.5), (14.0, 300, 0.5), total=26.0)
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    recognizer = Learning()
+    referee = LiveReferee(
+        session, recognizer, ArraySource(audio), camera=Camera(), reader=SlowReader(LIED)
+    )
+    referee.run()
+    session.close()
+    assert recognizer.learned == [("two aces", "Alice"), ("cheat ben", "Ben")]

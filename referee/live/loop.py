@@ -417,18 +417,22 @@ class LiveReferee:
             learn(heard, player)
 
     def _learn_caller(self, heard: Heard, intent: Intent, said: list[Announcement]) -> None:
-        """A bare call the referee asked about ("Who called?") and then heard its caller
-        named: with a voice profile, that call's voice is the caller's, and their voiceprint
-        learns it (its words are a call's, as the next bare call's will be). In a quiet room
-        game Yuki's bare "liar!" went to Nadia's voice again and again (bench/table,
-        strangers, --voices): her claims taught her voiceprint, not her calls."""
+        """A call whose caller is named, in its own words ("Yuki, cheat!") or in the answer
+        to "Who called?" after it: with a voice profile, that call's voice is the caller's,
+        and their voiceprint learns it (its words are a call's, as the next bare call's will
+        be). In a quiet room game Yuki's bare "liar!" went to Nadia's voice (bench/table,
+        strangers, --voices): her claims alone had taught her voiceprint. Not a call
+        credited by its voice: that would teach the voiceprint what it already said."""
         if intent.type == "call" and any(a.kind == "who_called" for a in said):
             self._asked = heard if intent.caller is None else None
             return
         caller = next((a.data.get("caller") for a in said if a.kind == "call"), None)
         learn = getattr(self.recognizer, "learn_voice", None)
-        if caller and self._asked is not None and learn is not None:
-            learn(self._asked, caller)
+        if caller and learn is not None:
+            if self._asked is not None:
+                learn(self._asked, caller)
+            elif parse(heard.utterance.text, self.session.players).caller == caller:
+                learn(heard, caller)  # named in its own words
         if caller or any(a.kind == "undo" for a in said):
             self._asked = None
 
