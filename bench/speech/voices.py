@@ -221,14 +221,22 @@ def embed_calls(calls: list[Call]) -> tuple[list[dict[str, np.ndarray | None]], 
 def similarities(enroll, samples: int, calls, voices, roster: list[str]):
     """(profile, rows): per call and cut, (true player, condition, cut, scores)."""
     profile = speakers.SpeakerProfile.enroll("bench", {p: enroll[p][:samples] for p in roster})
+    return profile, call_rows(profile, calls, voices, roster)
+
+
+def call_rows(profile, calls, voices, roster: list[str], condition: str | None = None):
+    """Per call (of ``condition`` only, when given) and cut: (true player, condition, cut,
+    scores against ``profile``)."""
     rows = []
     for call, row in zip(calls, voices, strict=True):
+        if condition is not None and call.condition != condition:
+            continue
         if call.player not in roster and not call.player.startswith("Stranger"):
             continue
         for name, voice in row.items():
             sims = None if voice is None else profile.similarities(voice)
             rows.append((call.player, call.condition, name, sims))
-    return profile, rows
+    return rows
 
 
 #: the cut a voiceprint learns from in play (what the referee embeds)
@@ -257,14 +265,7 @@ def learned_similarities(enroll, samples: int, calls, voices, claims, claim_voic
             voice = row[LEARN_CUT]
             if claim.player in roster and claim.condition == condition and voice is not None:
                 prof.learn(claim.player, voice)
-        for call, row in zip(calls, voices, strict=True):
-            if call.condition != condition:
-                continue
-            if call.player not in roster and not call.player.startswith("Stranger"):
-                continue
-            for name, voice in row.items():
-                sims = None if voice is None else prof.similarities(voice)
-                rows.append((call.player, call.condition, name, sims))
+        rows += call_rows(prof, calls, voices, roster, condition)
         profile = profile or prof
     return profile, rows
 
@@ -454,7 +455,7 @@ def write_markdown(report: dict, args) -> None:
             "(`SpeakerProfile.learn`), with the same threshold and margin"
             + (
                 f"; `+ {args.asked} calls learned`: and {args.asked} of their bare calls, "
-                "asked about and answered by name (the loop's `_learn_caller`)"
+                "asked about and answered by name (the loop's `_learn_voices`)"
                 if args.asked
                 else ""
             )

@@ -175,7 +175,7 @@ class LiveReferee:
     _unclocked: list[VoiceStarted | VoicePlayed] = field(default_factory=list)
     _context: Any = None
     _shown_at: float = 0.0
-    #: the bare call the referee last asked "Who called?" about (see _learn_caller)
+    #: the bare call the referee last asked "Who called?" about (see _learn_voices)
     _asked: Heard | None = None
 
     def __post_init__(self) -> None:
@@ -400,35 +400,35 @@ class LiveReferee:
         if intent.type == "call":
             self._barge_in(utterance.start)
         said = self._act(intent, utterance.start, heard=utterance.text)
-        if intent.type == "claim":
-            self._learn_voice(heard, said)
-        self._learn_caller(heard, intent, said)
+        self._learn_voices(heard, intent, said)
         decided = heard.decided_at if heard.decided_at is not None else utterance.end
         self._announce(said, max(decided, utterance.end if not utterance.partial else decided))
 
-    def _learn_voice(self, heard: Heard, said: list[Announcement]) -> None:
-        """A claim taken is its player's, said in their turn: with a voice profile, their
-        voiceprint learns it (:meth:`referee.speech.speakers.VoicedRecognizer.learn_voice`),
-        and their bare calls are known by the voice of the room they are said in. Not a
-        claim guessed (the head made it, or the whole utterance had to confirm it)."""
-        learn = getattr(self.recognizer, "learn_voice", None)
-        player = next((a.data.get("player") for a in said if a.kind == "claim"), None)
-        if learn is not None and player and not heard.guessed:
-            learn(heard, player)
+    def _learn_voices(self, heard: Heard, intent: Intent, said: list[Announcement]) -> None:
+        """With a voice profile, whose voice ``heard`` was, where the table told it
+        (:meth:`referee.speech.speakers.VoicedRecognizer.learn_voice`):
 
-    def _learn_caller(self, heard: Heard, intent: Intent, said: list[Announcement]) -> None:
-        """A call whose caller is named, in its own words ("Yuki, cheat!") or in the answer
-        to "Who called?" after it: with a voice profile, that call's voice is the caller's,
-        and their voiceprint learns it (its words are a call's, as the next bare call's will
-        be). In a quiet room game Yuki's bare "liar!" went to Nadia's voice (bench/table,
-        strangers, --voices): her claims alone had taught her voiceprint. Not a call
-        credited by its voice: that would teach the voiceprint what it already said."""
+        * a claim taken is its player's, said in their turn: their bare calls are then known
+          by the voice of the room they are said in. Not a claim guessed (the head made it,
+          or the whole utterance had to confirm it);
+        * a call whose caller is named, in its own words ("Yuki, cheat!") or in the answer
+          to "Who called?" after it, is the caller's (its words are a call's, as the next
+          bare call's will be). In a quiet room game Yuki's bare "liar!" went to Nadia's
+          voice (bench/table, strangers, --voices): her claims alone had taught her
+          voiceprint. Not a call credited by its voice: that would teach the voiceprint
+          what it already said."""
+        learn = getattr(self.recognizer, "learn_voice", None)
+        if learn is None:
+            return
+        if intent.type == "claim":
+            player = next((a.data.get("player") for a in said if a.kind == "claim"), None)
+            if player and not heard.guessed:
+                learn(heard, player)
         if intent.type == "call" and any(a.kind == "who_called" for a in said):
             self._asked = heard if intent.caller is None else None
             return
         caller = next((a.data.get("caller") for a in said if a.kind == "call"), None)
-        learn = getattr(self.recognizer, "learn_voice", None)
-        if caller and learn is not None:
+        if caller:
             if self._asked is not None:
                 learn(self._asked, caller)
             elif parse(heard.utterance.text, self.session.players).caller == caller:

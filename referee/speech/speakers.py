@@ -306,7 +306,10 @@ class SpeakerProfile:
 
     def identify(self, samples: np.ndarray, rate: int = SAMPLE_RATE) -> tuple[str | None, float]:
         """Who said ``samples``: (name, similarity), or (None, best similarity) when unsure."""
-        voice = self.voice_of(samples, rate)
+        return self.whose(self.voice_of(samples, rate))
+
+    def whose(self, voice: np.ndarray | None) -> tuple[str | None, float]:
+        """:meth:`identify` of a voice already embedded (None: too little to tell)."""
         return (None, 0.0) if voice is None else self.decide(self.similarities(voice))
 
     def voice_of(self, samples: np.ndarray, rate: int = SAMPLE_RATE) -> np.ndarray | None:
@@ -326,7 +329,7 @@ class SpeakerProfile:
         player = next((p for p in self.players if p.name == name), None)
         if player is None:
             return False
-        sure, _ = self.decide(self.similarities(voice))
+        sure, _ = self.whose(voice)
         if sure is not None and sure != name:
             return False
         if player.enrolled is None:
@@ -561,7 +564,7 @@ def _voiced(heard: Heard, profile: SpeakerProfile, tap: AudioTap):
     """(``heard`` with its speaker, the voice it was told by or None)."""
     u = heard.utterance
     voice = profile.voice_of(tap.samples(u.start, u.end))
-    name, score = (None, 0.0) if voice is None else profile.decide(profile.similarities(voice))
+    name, score = profile.whose(voice)
     return replace(heard, speaker=name, speaker_score=round(score, 3)), voice
 
 

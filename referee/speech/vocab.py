@@ -117,7 +117,7 @@ GAME_WORDS = frozenset(
 #: words a player wraps their name in when the referee asks "Who called?" ("Me, Rob!", "It
 #: was Rob.", "Rob did."), heard only then. Whisper writes them too around a name said alone
 #: under babble: Rob's "Rob." answering the question in a babble room game was read "and
-#: rob" and "rob what" (the head: a name 0.86) and went unheard (bench/table, strangers)
+#: rob" (the head: a name 0.86) and went unheard (bench/table, strangers)
 ANSWER_WORDS = frozenset("me was did and here mine yes yeah its it's".split())
 
 
