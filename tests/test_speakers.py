@@ -437,3 +437,50 @@ def test_a_voiceprint_learns_its_players_claims_and_not_another_voice(recordings
     for _ in range(speakers.LEARNED_MAX + 3):
         profile.learn("Alice", profile.voice_of(calls[0]))
     assert len(profile.players[0].learned) == speakers.LEARNED_MAX
+
+
+def test_the_voice_space_hears_less_of_what_varies_within_one_voice():
+    """Voices that differ along one direction, each voice's utterances scattered along
+    another: the space keeps the first and shrinks the second (halfway to the identity)."""
+    from referee.speech import voice_space
+
+    rng = np.random.default_rng(0)
+    x, y = [], []
+    for voice in range(40):
+        centre = np.zeros(256)
+        centre[0] = rng.normal()
+        for _ in range(10):
+            v = centre + 0.05 * rng.normal(size=256)
+            v[1] += 3 * rng.normal()  # the words and the room, not the voice
+            x.append(v)
+            y.append(voice)
+    space = voice_space.fit(np.array(x), np.array(y))
+    assert space.shape == (256, 256) and np.allclose(space, space.T, atol=1e-6)
+    gain = np.linalg.norm(space, axis=0)
+    assert gain[1] < 0.5 * gain[0]
+    assert gain[0] == pytest.approx(np.median(gain[2:]), rel=0.1)
+
+
+def test_a_missing_voice_space_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(speakers, "SPACE", tmp_path / "voice_space.npy")
+    speakers.voice_space.cache_clear()
+    try:
+        with pytest.raises(speakers.VoiceProfileError, match="voice space .* missing"):
+            speakers.table_scores(np.eye(256, dtype=np.float32)[:3], np.ones(256, np.float32))
+    finally:
+        speakers.voice_space.cache_clear()
+
+
+def test_the_voice_space_is_made_without_the_voices_it_is_scored_on():
+    from bench.speech.voices import PLAYERS, STRANGERS
+    from referee.speech import voice_space
+    from tests.table import TABLES
+
+    used = set(voice_space.training_voices())
+    assert len(used) > 200
+    scored = {voice for _, voice, _ in PLAYERS + STRANGERS if voice != "piper"}
+    assert not used & scored
+    espeak = [v for table in TABLES.values() for v in table.values() if v.engine == "espeak"]
+    assert not used & {v.name for v in espeak}
+    strangers = {v.name for v in TABLES["strangers"].values() if v.engine == "espeak"}
+    assert not {u for u in used if u.split("+")[0] in strangers}

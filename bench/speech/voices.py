@@ -344,8 +344,14 @@ def main(argv: list[str] | None = None) -> int:
                         "voiceprint learns as well (0: none)")  # fmt: skip
     parser.add_argument("--score-seeds", default="6,7,8,9",
                         help="draws scored, pooled (the choice is made on seed 5)")  # fmt: skip
+    parser.add_argument("--flat", action="store_true",
+                        help="compare voices in the embedding as it is, not in the voice space "
+                        "(as before 2026-12-06); writes voices-flat.md/.json")  # fmt: skip
     args = parser.parse_args(argv)
     scored = [int(s) for s in args.score_seeds.split(",")]
+    if args.flat:  # and the real voices decided as they were then
+        speakers.voice_space = lambda: np.eye(256, dtype=np.float32)
+        speakers.DECISION_BY_PLAYERS = {4: (0.14, 0.01), 8: (0.28, 0.16)}
     from platformdirs import user_cache_dir
 
     root = args.cache or Path(user_cache_dir("referee")) / "bench-speech"
@@ -408,10 +414,14 @@ def main(argv: list[str] | None = None) -> int:
                           "p95": round(float(np.percentile(ms, 95)), 1)}  # fmt: skip
     report["seconds"] = round(time.time() - t0)
     report["machine"] = f"{platform.machine()}, {len(__import__('os').sched_getaffinity(0))} cores"
-    (HERE / "voices.json").write_text(json.dumps(report, indent=1) + "\n")
+    (HERE / f"{report_name(args)}.json").write_text(json.dumps(report, indent=1) + "\n")
     write_markdown(report, args)
-    print((HERE / "voices.md").read_text())
+    print((HERE / f"{report_name(args)}.md").read_text())
     return 0
+
+
+def report_name(args) -> str:
+    return "voices-flat" if args.flat else "voices"
 
 
 def _add(total: dict, more: dict) -> None:
@@ -434,11 +444,13 @@ def write_markdown(report: dict, args) -> None:
     lines = [
         "# Caller named by voice",
         "",
-        "Rerun: `nice -n 10 .venv/bin/python -m bench.speech.voices`"
+        "Rerun: `nice -n 10 .venv/bin/python -m bench.speech.voices"
+        + (" --flat" if args.flat else "")
         + (f" --calls {args.calls}" if args.calls != 8 else "")
         + (f" --score-seeds {args.score_seeds}" if args.score_seeds != "6,7,8,9" else "")
         + (f" --claims {args.claims}" if args.claims != 6 else "")
-        + (f" --asked {args.asked}" if args.asked != 4 else ""),
+        + (f" --asked {args.asked}" if args.asked != 4 else "")
+        + "`",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {report['machine']} "
         f"({report['seconds']} s). Players: "
@@ -464,7 +476,13 @@ def write_markdown(report: dict, args) -> None:
             else ""
         )
         + "Threshold and margin "
-        "(of the centred cosine, `referee.speech.speakers.table_scores`) chosen on seed 5 for "
+        "(of the centred cosine, `referee.speech.speakers.table_scores`, "
+        + (
+            "in the embedding as it is: `--flat`"
+            if args.flat
+            else "in the voice space `models/voice_space.npy`"
+        )  # fmt: skip
+        + ") chosen on seed 5 for "
         "each table size: the most callers named right on the live cut with at most "
         f"{MAX_WRONG:.0%} named wrong (over both conditions and enrolments), the strictest of "
         f"equals; scored on seeds {', '.join(map(str, report['scored']))} (pooled): "
@@ -503,7 +521,7 @@ def write_markdown(report: dict, args) -> None:
                   "named wrong | unsure (asked) | nearest voice right |",
                   "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
         lines += [row_line(r) for r in report["real"]]
-    (HERE / "voices.md").write_text("\n".join(lines) + "\n")
+    (HERE / f"{report_name(args)}.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

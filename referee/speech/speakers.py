@@ -10,7 +10,9 @@ segments reach 0.35-0.4 s before and after the words under babble, and the babbl
 is someone else's voice.
 
 A :class:`SpeakerProfile` (``referee calibrate voices``) holds each player's voiceprint (the
-normed mean of their samples' embeddings) and their samples. :meth:`SpeakerProfile.identify`
+normed mean of their samples' embeddings) and their samples. Voices are compared in a space
+(``models/voice_space.npy``, made by :mod:`referee.speech.voice_space`) where what changes
+within one voice from word to word and under babble counts for less. :meth:`SpeakerProfile.identify`
 names the player whose voiceprint is nearest, when it is near enough (``threshold``) and
 clearly nearer than the runner-up's (``margin``); otherwise None: ask "Who called?".
 
@@ -42,6 +44,8 @@ from referee.speech.types import SAMPLE_RATE, Heard
 PROFILE_VERSION = 1
 ENV_VAR = "REFEREE_VOICES_DIR"
 MODEL = MODELS_DIR / "voice_encoder.onnx"
+#: the space voices are compared in (:mod:`referee.speech.voice_space` makes it)
+SPACE = MODELS_DIR / "voice_space.npy"
 
 # resemblyzer's hyperparameters (resemblyzer/hparams.py)
 N_FFT = 400  # 25 ms
@@ -64,9 +68,9 @@ MIN_SAMPLE_S = 0.2
 #: identify()'s least score and margin over the runner-up by the number of players at the
 #: table, chosen on synthetic tables of 4 and 8 (bench/speech/voices.md): the more voices,
 #: the nearer they lie, and the surer a match must be. Between the two, in proportion;
-#: fewer than 4 as 4, more than 8 as 8. Chosen again 2026-12-05 (the voice gate and the
-#: voiced core had changed since 2026-12-02's 0.04 for 4 players): 4 players 0.14
-DECISION_BY_PLAYERS = {4: (0.14, 0.01), 8: (0.28, 0.16)}
+#: fewer than 4 as 4, more than 8 as 8. Chosen again 2026-12-06 for the voice space
+#: (:func:`voice_space`; before it 4 players 0.14 and 0.01, 8 players 0.28 and 0.16)
+DECISION_BY_PLAYERS = {4: (0.06, 0.03), 8: (0.2, 0.11)}
 #: the most voices a player's voiceprint learns in play (:meth:`SpeakerProfile.learn`): the
 #: latest are kept
 LEARNED_MAX = 24
@@ -222,16 +226,35 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return (v / max(float(np.linalg.norm(v)), 1e-9)).astype(np.float32)
 
 
+@lru_cache(maxsize=1)
+def voice_space() -> np.ndarray:
+    """The (256, 256) matrix of :mod:`referee.speech.voice_space`: what changes in one
+    voice from word to word and room to room, whitened (halfway) away."""
+    try:
+        space = np.load(SPACE)
+    except (OSError, ValueError) as err:
+        raise VoiceProfileError(f"the voice space {SPACE} is missing or damaged ({err}); "
+                                "reinstall the referee") from err  # fmt: skip
+    if space.shape != (256, 256):
+        raise VoiceProfileError(f"the voice space {SPACE} has shape {space.shape}; reinstall")
+    return space.astype(np.float32)
+
+
+def _table_rows(prints: np.ndarray, voices: np.ndarray) -> np.ndarray:
+    """``voices`` (rows) centred on the mean of ``prints`` and carried into the voice
+    space, unit length."""
+    rows = (voices - prints.mean(axis=0)) @ voice_space()
+    return rows / np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-9)
+
+
 def table_scores(prints: np.ndarray, voice: np.ndarray) -> np.ndarray:
     """Cosine of ``voice`` to each voiceprint once what the table's voices share (their
     mean) is taken from both: every voice is far from the embedding's origin (two players
     are often 0.9 alike), so the raw cosines differ in the second decimal; centred, the
     right player stands out by 0.2 (bench/speech/voices.md). With two players this is the
-    side of the line between their voiceprints."""
-    centre = prints.mean(axis=0)
-    rows = prints - centre
-    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
-    return rows @ _unit(voice - centre)
+    side of the line between their voiceprints. Compared in the voice space
+    (:func:`voice_space`), where what a voice says and the room around it count less."""
+    return _table_rows(prints, prints) @ _table_rows(prints, voice[None])[0]
 
 
 # ------------------------------------------------------------------ the profile
@@ -375,9 +398,9 @@ class SpeakerProfile:
         their own samples), both as :func:`table_scores` compares (what the table's voices
         share taken away)."""
         prints = np.stack([p.voiceprint for p in self.players])
-        centre = prints.mean(axis=0)
-        rows = np.stack([_unit(v - centre) for v in prints])
-        within = [min((float(rows[i] @ _unit(e - centre)) for e in p.embeddings), default=1.0)
+        rows = _table_rows(prints, prints)
+        within = [min((float(rows[i] @ _table_rows(prints, e[None])[0]) for e in p.embeddings),
+                      default=1.0)
                   for i, p in enumerate(self.players)]  # fmt: skip
         return rows @ rows.T, within
 
@@ -401,7 +424,8 @@ class SpeakerProfile:
         fields = {
             "method": "resemblyzer speaker embedding (models/voice_encoder.onnx) of each "
             "sample's voiced core; voiceprint = normed mean; cosine centred on the table's "
-            "mean voiceprint; threshold and margin null: by the number of players",
+            "mean voiceprint, in the voice space (models/voice_space.npy); threshold and "
+            "margin null: by the number of players",
             "threshold": self.threshold,
             "margin": self.margin,
             "players": players,
