@@ -818,3 +818,43 @@ def test_a_blip_is_not_read_as_many_words():
     assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
     heard = finals(recognizer(), table((1.0, 300, 0.06)))
     assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": None}]
+
+
+class FaintClaimBackend(ToneBackend):
+    """Reads pitch 5900 as "one two", faintly (0.2) or plainly, as whisper read babble alone
+    with twos due."""
+
+    def __init__(self, confidence: float):
+        super().__init__()
+        self.confidence = confidence
+
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        if strong_pitches(audio, (2700, 5900)) == {5900}:
+            return Hypothesis("one two", self.confidence)
+        return super().decode(audio, final=final)
+
+
+@pytest.mark.parametrize("under_db, confidence, taken", [
+    (15, 0.2, False),  # the room's babble, read faintly: dropped
+    (15, 0.6, True),   # read plainly: a soft player's claim stands
+    (6, 0.2, True),    # a faint reading of words near the table's level stands
+])  # fmt: skip
+def test_a_faint_reading_of_words_well_under_the_tables_is_the_rooms(under_db, confidence, taken):
+    audio = table((1.0, 2700, 0.6), total=4.0)  # "two twos", said at the table
+    t = np.arange(int(0.4 * SAMPLE_RATE)) / SAMPLE_RATE
+    quiet = 0.2 * 10 ** (-under_db / 20) * np.sin(2 * np.pi * 5900 * t)
+    audio[int(2.5 * SAMPLE_RATE) : int(2.5 * SAMPLE_RATE) + len(t)] += quiet.astype(np.float32)
+    rec = Recognizer(FaintClaimBackend(confidence), context=ListenContext.for_rank_due("2", ()))
+    heard = [h.utterance.text for h in finals(rec, audio)]
+    assert heard[0] == "two twos"
+    assert ("one two" in heard) == taken
+
+
+def test_a_faint_reading_is_taken_before_anything_set_the_tables_level():
+    t = np.arange(int(0.4 * SAMPLE_RATE)) / SAMPLE_RATE
+    audio = table((0.2, 100, 0.01), total=3.0)
+    audio[SAMPLE_RATE : SAMPLE_RATE + len(t)] += (0.02 * np.sin(2 * np.pi * 5900 * t)).astype(
+        np.float32
+    )
+    rec = Recognizer(FaintClaimBackend(0.2), context=ListenContext.for_rank_due("2", ()))
+    assert [h.utterance.text for h in finals(rec, audio)] == ["one two"]

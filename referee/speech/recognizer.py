@@ -67,6 +67,17 @@ NAME_CALL_GAP_S = 1.0
 #: one" was a call invented in bench/speech/chatter. Not a floor on the utterance itself: a
 #: real "six" (fsdd) lasts 0.08 s over the gate, and a one-word reading always stands
 WORD_MIN_S = 0.1
+#: a faint reading (whisper's confidence under ``FAINT_ROOM``) of words whose loudest 20 ms
+#: stay this many dB under the table's (the median loudest 20 ms of the last
+#: ``TABLE_WORDS_KEPT`` utterances heard as something legal) is the room's, not a player's:
+#: dropped. Under 15 dB babble, babble alone read "one two" with twos due (0.20 and 0.22)
+#: was taken as the current player's claim twice in two room games (bench/table, the
+#: usual table and the strangers with voices, 2026-12-06), 14.8 dB under the claims before
+#: it; nothing else heard in those twelve games stood even 9 dB under the words before it.
+#: A plain reading stands however soft (a player far from the laptop)
+ROOM_DROP_DB = 12.0
+FAINT_ROOM = 0.3
+TABLE_WORDS_KEPT = 5
 #: the ears' shuttings kept (``Recognizer.mutes``)
 MUTES_KEPT = 2000
 #: an utterance at least this long that reads as nothing legal is read again from its loudest
@@ -588,10 +599,23 @@ class Recognizer:
             return None  # "four" with fours due may be the start of "four fours": the final says
         if len(hypothesis.text.split()) > 1 + (segment.end - segment.start) / WORD_MIN_S:
             return None  # see WORD_MIN_S
+        if hypothesis.confidence < FAINT_ROOM and self._under_the_table(segment):
+            return None  # see ROOM_DROP_DB
         utterance = Utterance(
             segment.start, segment.end, hypothesis.text, hypothesis.confidence, partial
         )
         return Heard(utterance, intent, decided_at=self.busy_until, guessed=hypothesis.guessed)
+
+    def _under_the_table(self, segment: Segment) -> bool:
+        """Whether the words of ``segment`` stay ``ROOM_DROP_DB`` under the table's."""
+        if not self._table_db:
+            return False
+        frames = len(segment.audio) // FRAME
+        if frames == 0:
+            return False
+        power = np.mean(segment.audio[: frames * FRAME].reshape(frames, FRAME) ** 2, axis=1)
+        peak = 10 * np.log10(float(power.max()) + 1e-12)
+        return peak < float(np.median(self._table_db)) - ROOM_DROP_DB
 
     def utterances(self, source: Iterable[Chunk]) -> Iterator[Heard]:
         """Everything legal said in ``source``, as soon as it is known.
@@ -639,6 +663,8 @@ class Recognizer:
         self._echo = 0
         #: the level of the loudest 20 ms of the last utterance heard as something legal
         self._words_db: float | None = None
+        #: ...and of the last few (``ROOM_DROP_DB``)
+        self._table_db: deque[float] = deque(maxlen=TABLE_WORDS_KEPT)
 
     def feed(self, chunk: Chunk) -> list[Heard]:
         """Hear one chunk; returns what became known in it (early readings and finals, not
@@ -685,6 +711,8 @@ class Recognizer:
             self._early, self._due = None, None
             if heard is not None:
                 self._words_db = finished.peak_db
+                if finished.peak_db is not None:
+                    self._table_db.append(finished.peak_db)
             return heard
         current = segmenter.current()
         if not self.partials or current is None or self._called_early:
