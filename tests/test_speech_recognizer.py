@@ -838,6 +838,7 @@ class FaintClaimBackend(ToneBackend):
     (15, 0.2, False),  # the room's babble, read faintly: dropped
     (15, 0.6, True),   # read plainly: a soft player's claim stands
     (6, 0.2, True),    # a faint reading of words near the table's level stands
+    (15, None, True),  # a backend that gives no confidence (pocketsphinx) is never faint
 ])  # fmt: skip
 def test_a_faint_reading_of_words_well_under_the_tables_is_the_rooms(under_db, confidence, taken):
     audio = table((1.0, 2700, 0.6), total=4.0)  # "two twos", said at the table

@@ -599,7 +599,8 @@ class Recognizer:
             return None  # "four" with fours due may be the start of "four fours": the final says
         if len(hypothesis.text.split()) > 1 + (segment.end - segment.start) / WORD_MIN_S:
             return None  # see WORD_MIN_S
-        if hypothesis.confidence < FAINT_ROOM and self._under_the_table(segment):
+        faint = hypothesis.confidence is not None and hypothesis.confidence < FAINT_ROOM
+        if faint and self._under_the_table(segment):
             return None  # see ROOM_DROP_DB
         utterance = Utterance(
             segment.start, segment.end, hypothesis.text, hypothesis.confidence, partial
