@@ -859,3 +859,19 @@ def test_a_faint_reading_is_taken_before_anything_set_the_tables_level():
     )
     rec = Recognizer(FaintClaimBackend(0.2), context=ListenContext.for_rank_due("2", ()))
     assert [h.utterance.text for h in finals(rec, audio)] == ["one two"]
+
+
+def test_a_name_just_after_words_read_as_nothing_is_read_again_with_them():
+    """ "cheat, ... Rob!" in a 20 dB kitchen: "cheat" alone (piper's deep voice) read as
+    nothing, "Rob" alone as his name, and the call went unheard twice (bench/table,
+    strangers, 5fcbafb). Read joined, a call naming its caller: his call, from its onset."""
+    rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 5500, 0.3), (1.75, 4700, 0.4)))
+    assert heard[-1].intent.to_dict() == {"type": "call", "caller": "Ben"}
+    assert heard[-1].utterance.start == pytest.approx(1.0, abs=0.03)
+
+
+def test_a_name_alone_after_words_read_as_nothing_stays_a_name_when_they_make_no_call():
+    rec = Recognizer(FaintNameBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, table((1.0, 4900, 0.3), (1.75, 4700, 0.4)))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "name", "name": "Ben"}]

@@ -130,7 +130,10 @@ COMMAND_FIRST = frozenset({"command"})
 #: "thank you": joined, a call (the listener's head 0.99, a name in it 1.0) made bare, and
 #: dropped, and the call went unheard (bench/speech). bench/speech/named.py (seed 13, 320
 #: calls): one more caller right under 15 dB babble, none wrong; 40 minutes of chatter no
-#: rule was made on (bench/speech/chatter, minutes 540-579): nothing more invented
+#: rule was made on (bench/speech/chatter, minutes 540-579): nothing more invented. And a
+#: name read alone this soon after words read as nothing: "cheat, ... Rob!" in a 20 dB
+#: kitchen, "cheat" alone (piper's deep voice) read as nothing and "Rob" as his name, and
+#: the call went unheard twice (bench/table, strangers, 5fcbafb); joined, "cheat rob"
 REJOIN_GAP_S = 0.6
 
 
@@ -436,6 +439,10 @@ class Recognizer:
                 return named  # "Cara, ... cheat!", her name read alone as nothing
         if bare:
             self._last_read = "bare call"
+        if read == "nothing" and heard is not None and heard.intent.type == "name":
+            named = self._rejoined(previous, segment, partial=False)
+            if named is not None:
+                return named  # "cheat, ... Rob!", the call word alone read as nothing
         if read == "name" and (heard is None or heard.guessed):
             named = self._rejoined(previous, segment, partial=False, after_name=True)
             if named is not None:
