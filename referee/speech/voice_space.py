@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import subprocess
-import tempfile
 import time
 from pathlib import Path
 
@@ -57,32 +55,6 @@ def training_voices() -> list[str]:
     return [v for v in ESPEAK_VOICES if v not in HELD_OUT and not v.startswith(HELD_OUT_BASES)]
 
 
-def _espeak(text: str, voice: str, speed: int, pitch: int) -> np.ndarray:
-    from referee.speech.audio import read_wav
-    from referee.speech.listener.data import trim_quiet
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "say.wav"
-        cmd = ["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch), "-w", str(path)]
-        subprocess.run([*cmd, text], check=True, capture_output=True)
-        return trim_quiet(read_wav(path, check=False))
-
-
-def _piper(text: str, pitch: float, rng: random.Random) -> np.ndarray:
-    from piper import SynthesisConfig
-
-    from referee.speech.listener.data import _piper_voice, resample, trim_quiet
-
-    voice = _piper_voice()
-    config = SynthesisConfig(
-        length_scale=rng.uniform(0.85, 1.3) * pitch,
-        noise_scale=rng.uniform(0.3, 0.9),
-        noise_w_scale=rng.uniform(0.4, 1.1),
-    )
-    audio = np.concatenate([c.audio_float_array for c in voice.synthesize(text, syn_config=config)])
-    return trim_quiet(resample(audio, int(voice.config.sample_rate * pitch), 16000))
-
-
 def embeddings(seed: int, voices: int, log=print) -> tuple[np.ndarray, np.ndarray]:
     """(embeddings, voice index) of ``voices`` voices, 8 utterances each, clean and under
     babble (16 embeddings a voice)."""
@@ -92,7 +64,6 @@ def embeddings(seed: int, voices: int, log=print) -> tuple[np.ndarray, np.ndarra
 
     rng = random.Random(seed)
     pool = training_voices()
-    names = FIRST_NAMES.split() if isinstance(FIRST_NAMES, str) else list(FIRST_NAMES)
     calls = [t for said in d.CALLS_SAID.values() for t in said]
     babble = d.Babble(d.DATA)
     xs, ys = [], []
@@ -101,16 +72,16 @@ def embeddings(seed: int, voices: int, log=print) -> tuple[np.ndarray, np.ndarra
             factor = rng.uniform(0.8, 1.3)
 
             def say(text: str, factor: float = factor) -> np.ndarray:
-                return _piper(text, factor, rng)
+                return d.say_piper(text, factor, rng, length=(0.85, 1.3))
         else:
             voice, pitch = rng.choice(pool), rng.randint(15, 90)
 
             def say(text: str, voice: str = voice, pitch: int = pitch) -> np.ndarray:
                 jitter = max(0, min(99, pitch + rng.randint(-4, 4)))
-                return _espeak(text, voice, rng.randint(130, 230), jitter)
+                return d.say_espeak(text, voice, rng.randint(130, 230), jitter)
 
-        texts = [rng.choice(names), "cheat", d.claim_text(rng)[0], *rng.sample(calls, 3),
-                 d.claim_text(rng)[0], rng.choice(names)]  # fmt: skip
+        texts = [rng.choice(FIRST_NAMES), "cheat", d.claim_text(rng)[0], *rng.sample(calls, 3),
+                 d.claim_text(rng)[0], rng.choice(FIRST_NAMES)]  # fmt: skip
         for text in texts:
             speech = say(text)
             speech = speech * (0.1 / max(d.rms(speech), 1e-6))

@@ -249,30 +249,42 @@ def resample(audio: np.ndarray, rate_in: int, rate_out: int) -> np.ndarray:
 def speak(text: str, rng: random.Random) -> tuple[np.ndarray, str]:
     """``text`` in a random voice (45% piper, 55% espeak-ng): 16 kHz float32, trimmed."""
     if rng.random() < 0.45:
-        from piper import SynthesisConfig
-
         pitch = rng.uniform(0.82, 1.3)
-        config = SynthesisConfig(
-            length_scale=rng.uniform(0.75, 1.35) * pitch,
-            noise_scale=rng.uniform(0.3, 0.9),
-            noise_w_scale=rng.uniform(0.4, 1.1),
-        )
-        piper = _piper_voice()
-        audio = np.concatenate(
-            [c.audio_float_array for c in piper.synthesize(text, syn_config=config)]
-        )
-        rate = int(piper.config.sample_rate * pitch)
-        return trim_quiet(resample(audio, rate, SAMPLE_RATE)), f"piper p{pitch:.2f}"
+        return say_piper(text, pitch, rng), f"piper p{pitch:.2f}"
     voice = rng.choice(ESPEAK_VOICES)
     speed, pitch = rng.randint(115, 245), rng.randint(15, 90)
+    return say_espeak(text, voice, speed, pitch), f"{voice} s{speed} p{pitch}"
+
+
+def say_piper(
+    text: str, pitch: float, rng: random.Random, length: tuple[float, float] = (0.75, 1.35)
+) -> np.ndarray:
+    """``text`` in piper's Joe, read ``pitch`` times faster than made (higher, its length
+    kept: a length scale drawn from ``length`` times ``pitch``), its noise drawn with
+    ``rng``: 16 kHz float32, trimmed."""
+    from piper import SynthesisConfig
+
+    config = SynthesisConfig(
+        length_scale=rng.uniform(*length) * pitch,
+        noise_scale=rng.uniform(0.3, 0.9),
+        noise_w_scale=rng.uniform(0.4, 1.1),
+    )
+    piper = _piper_voice()
+    audio = np.concatenate([c.audio_float_array for c in piper.synthesize(text, syn_config=config)])
+    rate = int(piper.config.sample_rate * pitch)
+    return trim_quiet(resample(audio, rate, SAMPLE_RATE))
+
+
+def say_espeak(text: str, voice: str, speed: int, pitch: int) -> np.ndarray:
+    """``text`` in espeak-ng's ``voice``: 16 kHz float32, trimmed."""
+    from referee.speech.audio import read_wav
+
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "say.wav"
         cmd = ["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch), "-w", str(path)]
         subprocess.run([*cmd, text], check=True, capture_output=True)
-        from referee.speech.audio import read_wav
-
         audio = read_wav(path, check=False)
-    return trim_quiet(audio), f"{voice} s{speed} p{pitch}"
+    return trim_quiet(audio)
 
 
 # --- backgrounds and rooms ---------------------------------------------------------------
