@@ -320,7 +320,7 @@ class Recognizer:
         if peak is None:
             return False  # no utterance in progress
         drop = self.profile.words_drop_db
-        return self._words_db is None or drop <= 0 or peak >= self._words_db - drop
+        return not self._table_db or drop <= 0 or peak >= self._table_db[-1] - drop
 
     def set_context(self, ctx: ListenContext) -> None:
         """Listen for what is legal now (call at every turn)."""
@@ -669,9 +669,8 @@ class Recognizer:
         self._due: Segment | None = None
         #: frames since the ears opened that were still taken for the voice's echo (0: none)
         self._echo = 0
-        #: the level of the loudest 20 ms of the last utterance heard as something legal
-        self._words_db: float | None = None
-        #: ...and of the last few (``ROOM_DROP_DB``)
+        #: the level of the loudest 20 ms of the last few utterances heard as something
+        #: legal, the latest last (``hearing``, ``ROOM_DROP_DB``)
         self._table_db: deque[float] = deque(maxlen=TABLE_WORDS_KEPT)
 
     def feed(self, chunk: Chunk) -> list[Heard]:
@@ -717,10 +716,8 @@ class Recognizer:
         if finished is not None:
             heard = self._final(finished, self._early)
             self._early, self._due = None, None
-            if heard is not None:
-                self._words_db = finished.peak_db
-                if finished.peak_db is not None:
-                    self._table_db.append(finished.peak_db)
+            if heard is not None and finished.peak_db is not None:
+                self._table_db.append(finished.peak_db)
             return heard
         current = segmenter.current()
         if not self.partials or current is None or self._called_early:
