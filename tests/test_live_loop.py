@@ -436,3 +436,37 @@ def test_a_call_naming_its_caller_teaches_that_callers_voice(tmp_path):
     referee.run()
     session.close()
     assert recognizer.learned == [("two aces", "Alice"), ("cheat ben", "Ben")]
+
+
+class Misreads(Tones):
+    """Tones, but Alice's 'two aces' (500 Hz) is read 'three aces' while that is legal: a
+    recognizer's likeliest reading, and its next one when the table took the first back."""
+
+    def set_context(self, ctx):
+        self.ctx = ctx
+        return []
+
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        heard = super().decode(audio, final=final)
+        if heard.text == "two aces" and (3, "A") not in self.ctx.taken_back:
+            return Hypothesis("three aces", 0.5)
+        return heard
+
+
+def test_a_claim_said_again_after_its_undo_is_not_misread_the_same_way(tmp_path):
+    """Under babble Marco's "two fives" was read "three fives", undone, and read so again
+    each time it was said, until the table gave the game up (bench/table, strangers)."""
+    audio = table((7.0, 500, 0.5), (14.0, 700, 0.5), (21.0, 500, 0.5), (28.0, 1900, 0.5),
+                  total=34.0)  # fmt: skip
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    said: list = []
+    recognizer = Recognizer(Misreads(), context=ListenContext(players=session.players))
+    referee = LiveReferee(session, recognizer, ArraySource(audio),
+                          on_say=lambda a, at: said.append(a.text))  # fmt: skip
+    referee.run()
+    session.close()
+    assert said[said.index("Alice: three aces.") :] == [
+        "Alice: three aces.", "Ben, twos.", "Undone.", "Alice, aces.",
+        "Alice: two aces.", "Ben, twos.", "Ben: two twos.", "Cara, threes.",
+    ]  # fmt: skip
+    assert recognizer.context.taken_back == frozenset()  # Cara's turn: nothing taken back

@@ -74,3 +74,23 @@ def test_undo_returns_exactly_to_each_state_before(monkeypatch, every):
         session.command("undo")
         assert session.state == seen[len(session.match.events)]
     assert session.command("undo")[0].text == "Nothing to undo."
+
+
+def test_what_was_undone_is_kept_at_its_place_until_play_goes_another_way():
+    session = Session.start(["Alice", "Ben", "Cara"], Rules())
+    match = session.match
+    session.hear("three aces")
+    session.command("undo")
+    session.hear("one ace")
+    session.command("undo")
+    assert [(e.count, e.rank) for e in match.taken_back()] == [(3, "A"), (1, "A")]
+    session.hear("two aces")  # taken: Ben's turn, nothing was undone there
+    assert match.taken_back() == []
+    session.hear("two twos")
+    session.command("undo")
+    session.command("undo")  # back to Alice's turn: what she took back is still known
+    assert [(e.count, e.rank) for e in match.taken_back()] == [(3, "A"), (1, "A"), (2, "A")]
+    session.hear("two aces")  # ...and a new way on from there forgets Ben's turn's undo
+    assert match.taken_back() == []
+    session.hear("one two")
+    assert match.taken_back() == []

@@ -7,7 +7,15 @@ import pytest
 from referee.intents import Intent, parse
 from referee.speech.backends.sphinx import jsgf
 from referee.speech.backends.whisper import collapse_repeats, compatible
-from referee.speech.vocab import ListenContext, admit, covered, max_words, phrases, prompt
+from referee.speech.vocab import (
+    ListenContext,
+    admit,
+    covered,
+    interpret,
+    max_words,
+    phrases,
+    prompt,
+)
 
 PLAYERS = ("Alice", "Ben")
 
@@ -262,3 +270,12 @@ def test_an_answer_to_who_called_may_wrap_the_name(heard, name):
     # during play the same words are chatter: a name alone only pairs with a call
     play = ListenContext.for_rank_due("6", players, intents=PHASE_INTENTS["play"])
     assert not covered(heard, play) or interpret(heard, play) != Intent("name", name=name)
+
+
+def test_a_claim_the_table_took_back_is_not_heard_that_way_again():
+    ctx = ListenContext.for_rank_due("5", PLAYERS, taken_back={(3, "5"), (1, "5")})
+    claims = [p for p in phrases(ctx) if parse(p, PLAYERS).type == "claim"]
+    assert sorted(claims) == ["four fives", "two fives"]
+    assert interpret("three fives", ctx) is None and interpret("a five", ctx) is None
+    assert interpret("two fives", ctx) == parse("two fives")
+    assert "Three fives." not in prompt(ctx) and "Two fives." in prompt(ctx)

@@ -66,6 +66,9 @@ class Match:
         self.history = History(self)
         self.last_said: list[Announcement] = list(opening.said)
         self.opening_said = list(opening.said)
+        #: the events undone at each place in the history (by how many events came before
+        #: them), oldest first: what the table has taken back at that place
+        self._taken_back: dict[int, list[Event]] = {}
 
     @property
     def state(self) -> State:
@@ -94,6 +97,9 @@ class Match:
     def handle(self, event: Event) -> engine.Outcome:
         outcome = engine.apply(self.state, event)
         if outcome.accepted:
+            place = len(self.events)
+            for later in [k for k in self._taken_back if k > place]:
+                del self._taken_back[later]  # another way on from here: not taken back there
             self.events.append(event)
             self._set_current(outcome.state)
         if outcome.said:
@@ -104,11 +110,18 @@ class Match:
         if not self.events:
             return [Announcement("Nothing to undo.", "error")]
         self._snapshots.pop(len(self.events), None)
-        self.events.pop()
+        undone = self.events.pop()
+        self._taken_back.setdefault(len(self.events), []).append(undone)
         self._current = self._fold(len(self.events))
         said = [Announcement("Undone.", "undo"), *self.status()]
         self.last_said = said
         return said
+
+    def taken_back(self) -> list[Event]:
+        """The events the table undid here, at this place in the history, oldest first: a
+        claim said again after its undo and heard the same way is most likely misheard the
+        same way again (the referee's ears, not the player, were wrong)."""
+        return list(self._taken_back.get(len(self.events), ()))
 
     def status(self) -> list[Announcement]:
         """Whose turn it is and what is due, or who won."""

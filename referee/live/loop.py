@@ -36,7 +36,7 @@ import numpy as np
 
 from referee.game.announce import Announcement
 from referee.game.engine import legal_ranks
-from referee.game.events import Call
+from referee.game.events import Call, Claim
 from referee.game.events import Tick as GameTick
 from referee.game.view import view
 from referee.intents import CALL_WORDS, Intent, parse, player_name_key
@@ -79,6 +79,8 @@ MAX_LOOKS = 2
 SHORTCUTS = {"h": Intent("verdict", honest=True), "l": Intent("verdict", honest=False),
              "u": Intent("command", command="undo")}  # fmt: skip
 QUIT_WORDS = ("q", "quit", "exit", "stop")
+#: the claims undone at a turn that are not heard the same way again there (``_taken_back``)
+TAKEN_BACK_KEPT = 2
 STOPPED = "Stopping here. The game is saved: play --resume goes on with it."
 
 
@@ -633,11 +635,29 @@ class LiveReferee:
             state.players,
             legal_ranks=legal_ranks(state),
             max_count=state.rules.max_cards_per_play(state.n),
+            taken_back=self._taken_back(),
         )
         # only when it changed: whisper's takes 50-100 ms, on the audio's own thread
         if context != self._context:
             self._context = context
             self.recognizer.set_context(context)
+
+    def _taken_back(self) -> frozenset[tuple[int, str]]:
+        """The claims the table undid at this turn (the last ``TAKEN_BACK_KEPT``), not to be
+        heard the same way again: a claim said again after its undo and read the same is the
+        same misreading. Under babble Marco's "two fives" was read "three fives", undone,
+        said again and read "one five", then "three fives" twice more, and the table gave
+        the game up (bench/table, strangers, 04b3048). Only the last two: a player who took
+        back a claim they meant and says it again is read otherwise at most twice, and then
+        heard as they say it. Never every claim the turn allows."""
+        state = self.session.state
+        if state.phase != "play":
+            return frozenset()
+        undone = [e for e in self.session.match.taken_back() if isinstance(e, Claim)]
+        claims = frozenset((e.count, e.rank) for e in undone[-TAKEN_BACK_KEPT:])
+        most = state.rules.max_cards_per_play(state.n)
+        allowed = {(n, rank) for rank in legal_ranks(state) for n in range(1, most + 1)}
+        return claims if allowed - claims else frozenset()
 
     def _show(self) -> None:
         if self.window is None:

@@ -60,7 +60,9 @@ class ListenContext:
     variants). ``max_count``: the most cards one claim may hold, and the largest bare count.
     ``intents``: intent types that mean something now (others are rejected as chatter).
     ``asking``: the intent type the referee has just asked for ("name": "Who called?"), if
-    any: one said alone is then the answer, not a word beside a call.
+    any: one said alone is then the answer, not a word beside a call. ``taken_back``: claims
+    (count, rank) the table undid at this turn: not heard that way again (see
+    :func:`admit`).
     """
 
     players: tuple[str, ...] = ()
@@ -68,11 +70,13 @@ class ListenContext:
     max_count: int = 4
     intents: frozenset[str] = field(default=INTENT_TYPES)
     asking: str | None = None
+    taken_back: frozenset[tuple[int, str]] = frozenset()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", tuple(self.players))
         object.__setattr__(self, "legal_ranks", tuple(self.legal_ranks))
         object.__setattr__(self, "intents", frozenset(self.intents))
+        object.__setattr__(self, "taken_back", frozenset(self.taken_back))
         unknown = set(self.legal_ranks) - set(RANKS)
         if unknown:
             raise ValueError(f"not ranks: {sorted(unknown)}")
@@ -94,6 +98,8 @@ def admit(intent: Intent, ctx: ListenContext) -> bool:
     if intent.type not in ctx.intents:
         return False
     if intent.type == "claim":
+        if (intent.count, intent.rank) in ctx.taken_back:
+            return False  # the table took it back: a misreading, read the same way again
         return intent.rank in ctx.legal_ranks and 1 <= (intent.count or 0) <= ctx.max_count
     if intent.type == "count":
         return 1 <= (intent.count or 0) <= ctx.max_count
@@ -203,7 +209,7 @@ def claim_phrases(ctx: ListenContext) -> list[str]:
     for rank in ctx.legal_ranks:
         for n in range(1, ctx.max_count + 1):
             word = NUMBER_WORDS.get(n)
-            if word is None:
+            if word is None or (n, rank) in ctx.taken_back:
                 continue
             out.append(f"{word} {rank_name(rank, n)}")
             if n == 1:
@@ -265,7 +271,8 @@ def prompt(ctx: ListenContext) -> str:
         if len(ctx.legal_ranks) <= 2:  # the rank due is known: every claim it allows
             for rank in ctx.legal_ranks:
                 for n in range(1, ctx.max_count + 1):
-                    parts.append(f"{NUMBER_WORDS[n].capitalize()} {rank_name(rank, n)}.")
+                    if (n, rank) not in ctx.taken_back:
+                        parts.append(f"{NUMBER_WORDS[n].capitalize()} {rank_name(rank, n)}.")
         else:
             ranks = ("A", "K", "7", "Q", "J", "10", "3", "9")
             counts = [n for n in (2, 1, 3, 4) if n <= ctx.max_count]
