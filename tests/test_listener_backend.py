@@ -249,19 +249,26 @@ def test_a_phrase_made_by_the_head_skips_whispers_second_reading(backend, monkey
 
 
 @pytest.mark.parametrize(
-    ("mean", "gap", "caller"),
-    [(-1.0, 0.5, "Cara"), (-3.0, 0.5, "Cara"), (-5.0, 0.5, None), (-5.0, 3.0, "Cara")],
+    ("mean", "gap", "read", "caller"),
+    [
+        (-1.0, 0.5, "ben leptide", "Cara"),
+        (-3.0, 0.5, "ben leptide", "Cara"),
+        (-5.0, 0.5, "ben leptide", None),  # by a hair, whisper heard another name: asked
+        (-5.0, 3.0, "ben leptide", "Cara"),  # faint, but clearly preferred
+        (-5.0, 0.5, "cara leptide", "Cara"),  # by a hair, but the name whisper heard
+    ],
 )
 def test_a_call_made_naming_its_caller_by_a_hair_is_made_bare(
-    backend, monkeypatch, mean, gap, caller
+    backend, monkeypatch, mean, gap, read, caller
 ):
     """Where the decoder all but rules out every naming of the call and picks a caller by a
     hair (``NAMED_MIN``, ``NAMED_MARGIN``: under babble "cheat, player four!" made "cheat
     player one" at 0.01), it is made bare: "Who called?" is asked rather than a caller
-    guessed. A faint naming the decoder clearly prefers stands."""
+    guessed. A faint naming the decoder clearly prefers stands, and so does one naming the
+    player whisper's own reading named (``NAMED_AS_READ``)."""
     ctx = _play(backend)
     monkeypatch.setattr(backend, "head", _Head("call", call_word=0, named=1))
-    monkeypatch.setattr(backend, "_text", lambda result: "cara leptide")
+    monkeypatch.setattr(backend, "_text", lambda result: read)
     scores = {"cara cheat": mean, "cheat cara": mean}  # every other phrase less likely
 
     def mean_scores(encoded, phrases):
@@ -414,6 +421,32 @@ def test_a_name_the_head_never_learned_stands_whatever_it_says(
         ConstrainedWhisperBackend, "decode", lambda self, audio, final=True: Hypothesis(said, 0.2)
     )
     assert backend.decode(_hum()).text == ""
+
+
+@pytest.mark.parametrize(
+    ("players", "said", "phase", "none_p", "kept"),
+    [
+        (("Marco", "Nadia", "Rob", "Yuki"), "yuki", "who_called", 0.29, True),
+        (("Marco", "Nadia", "Rob", "Yuki"), "yuki", "who_called", 0.95, False),  # sure: none
+        (("Marco", "Nadia", "Rob", "Yuki"), "yuki", "play", 0.29, False),  # not an answer
+        (("Alice", "Ben", "Cara", "Dev"), "ben", "who_called", 0.29, False),  # a learned name
+    ],
+)
+def test_an_answer_with_a_name_the_head_never_learned_stands_as_whisper_forced_it(
+    backend, monkeypatch, players, said, phase, none_p, kept
+):
+    """Under babble Yuki's "Yuki." answering "Who called?" was read "you're key", forced to
+    "yuki" (0.28) and dropped, the head hearing a claim 0.45 and a name 0.01: it never
+    learned her name. Four times (bench/table, strangers, 86ff1ce)."""
+    from referee.speech.types import Hypothesis
+
+    ctx = ListenContext.for_phase(phase, players)
+    backend.set_context(ctx)
+    reading = Hypothesis(said, 0.28, guessed=True)
+    kinds = {"claim": 0.7 - none_p, "none": none_p, "name": 0.01}
+    kinds = {k: max(v, 0.0) for k, v in kinds.items()}
+    heard = _read_with(backend, monkeypatch, reading, kinds)
+    assert (heard.text == said) is kept
 
 
 @pytest.mark.parametrize(

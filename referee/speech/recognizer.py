@@ -78,6 +78,17 @@ WORD_MIN_S = 0.1
 ROOM_DROP_DB = 12.0
 FAINT_ROOM = 0.3
 TABLE_WORDS_KEPT = 5
+#: a call, a name, a pass or a command read from words over the voice gate for less than
+#: this (onset to end) is the room's: a blip of babble, read with the quiet around it. Of
+#: the things 40-minute stretches of bench/speech/chatter invented (minutes 200-619, each
+#: counted once), 9 were so: 6 calls ("liar" five times, "bullshit"), 2 names ("ben"), a
+#: "pass", all 0.06-0.08 s, all under 10 dB babble. True calls, 360 said clean to 10 dB
+#: babble (espeak-ng and piper voices, ``python -m bench.speech.call_lengths``): the shortest
+#: heard 0.22 s clean, 0.16 in 20 dB noise, 0.14 under 10 dB babble; the room games' calls
+#: and names 0.2 s and up. Not claims nor counts: a real "six" (fsdd) lasts
+#: 0.08 s over the gate, and the rank due alone is a claim
+SOUND_MIN_S = 0.1
+SHORT_SOUND_TYPES = frozenset({"call", "name", "pass", "command"})
 #: the ears' shuttings kept (``Recognizer.mutes``)
 MUTES_KEPT = 2000
 #: an utterance at least this long that reads as nothing legal is read again from its loudest
@@ -141,6 +152,11 @@ def _frames(seconds: float) -> int:
     """Whole 20 ms frames in ``seconds``. Audio times are sums of frame lengths: compared as
     seconds, ten frames come to 0.19999999999999996 and fall short of 0.2."""
     return round(seconds * SAMPLE_RATE / FRAME)
+
+
+def _blip(segment: Segment) -> bool:
+    """Whether ``segment``'s words were over the gate for less than ``SOUND_MIN_S``."""
+    return _frames(segment.end - segment.start) < _frames(SOUND_MIN_S)
 
 
 def _complete(intent: Intent) -> bool:
@@ -606,6 +622,8 @@ class Recognizer:
             return None  # "four" with fours due may be the start of "four fours": the final says
         if len(hypothesis.text.split()) > 1 + (segment.end - segment.start) / WORD_MIN_S:
             return None  # see WORD_MIN_S
+        if intent.type in SHORT_SOUND_TYPES and _blip(segment):
+            return None  # see SOUND_MIN_S
         faint = hypothesis.confidence is not None and hypothesis.confidence < FAINT_ROOM
         if faint and self._under_the_table(segment):
             return None  # see ROOM_DROP_DB

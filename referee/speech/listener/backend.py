@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.game.cards import RANKS
-from referee.intents import SEAT_WORDS, find_names, parse, player_name_key
+from referee.intents import SEAT_WORDS, find_names, normalize, parse, player_name_key
 from referee.speech import vocab
 from referee.speech.backends.whisper import ConstrainedWhisperBackend
 from referee.speech.listener.labels import (
@@ -84,6 +84,14 @@ RESCUE = 0.9
 #: unheard in a room game (bench/table, the strangers' table). Names it learned keep the
 #: head's check (babble read "ben" and "alice" in bench/speech/chatter)
 UNLEARNED_NAME_MIN = FAINT
+#: ...and while the referee asks "Who called?", a name the head never learned stands as
+#: whisper read it, forced onto the table's names too, unless the head is sure (``REJECT``)
+#: that nothing of the game was said: it cannot hear the name itself. Under babble Yuki's
+#: answer "Yuki." was read "you're key", forced to "yuki" (0.28; the decoder: yuki -1.2,
+#: the other names -3.9 to -5.5) and dropped, the head giving a claim 0.45 and a name 0.01;
+#: she said it four times, unheard each time, and undid her call (bench/table, strangers,
+#: 86ff1ce)
+ANSWERS_UNLEARNED = True
 #: a call made naming its caller (``_make``) with a confidence under ``NAMED_MIN``, whose
 #: naming the decoder prefers by less than ``NAMED_MARGIN`` (mean log-prob, with the head's)
 #: to the likeliest naming another player, is made bare: the referee asks "Who called?" (or
@@ -96,6 +104,14 @@ UNLEARNED_NAME_MIN = FAINT
 #: an odd voice (espeak's clean "Cara, cheat!" in en-us+f3: 0.019, by 3.2)
 NAMED_MIN = 0.02
 NAMED_MARGIN = 2.0
+#: ...unless whisper's own reading named that player by name, and no other: two readings
+#: agree. Under babble Rob's "Rob, cheat!" was read "rob on sheet", made "rob cheat" at
+#: 0.018 by 1.4 over "yuki cheat", and made bare: "Who called?", and his answer went
+#: unheard (bench/table, strangers, 04b3048). bench/speech/named.py (seed 14, 320 calls,
+#: each way one after the other: named-as-read-on.md, -off.md): 11 calls so made kept their caller,
+#: 10 right, 1 wrong ("Dev! Cheat!" as Ben's, the names that rhyme); callers right
+#: 206 -> 212 of 320, wrong 32 -> 31, asked 66 -> 62 (the rest is the runs' timing)
+NAMED_AS_READ = True
 #: a claim is made only when the head gives the legal ranks together at least this: a clear
 #: "two sevens" with eights due stays unheard, as whisper-constrained keeps it (``compatible``)
 LEGAL_RANK_MIN = 0.25
@@ -268,7 +284,7 @@ class ListenerBackend(ConstrainedWhisperBackend):
             naming = self._naming(free) if kind == "call" else None
             unnamed = kind == "call" and p["named"][1] >= 0.5 and not naming
             if (said is None or said.type != kind) and not unnamed:
-                made = self._make(encoded, kind, sure, p, naming)
+                made = self._make(encoded, kind, sure, p, naming, free)
                 if made is not None:
                     return made
                 makes = False  # nothing of that kind fits: whisper's reading, checked, stands
@@ -276,7 +292,7 @@ class ListenerBackend(ConstrainedWhisperBackend):
         heard = interpret(base.text, self.ctx) if base.text else None
         if makes and (heard is None or heard.type != kind):
             naming = self._naming(base.text) if kind == "call" else None
-            made = self._make(encoded, kind, sure, p, naming)
+            made = self._make(encoded, kind, sure, p, naming, base.text)
             if made is not None:
                 return made
         return base if heard is None else self._checked(base, heard, p)
@@ -286,6 +302,8 @@ class ListenerBackend(ConstrainedWhisperBackend):
         marked ``guessed``, or as it was (see the module docstring and the constants)."""
         kind = KINDS[int(np.argmax(p["kind"]))]
         sure = float(np.max(p["kind"]))
+        if ANSWERS_UNLEARNED and self._unlearned_answer(heard, p):
+            return base  # see ANSWERS_UNLEARNED
         faint_call = heard.type == "call" and (base.guessed or base.confidence < FAINT)
         doubted = base.guessed or heard.type == "command" or faint_call
         most = FAINT_CALL_MAX if faint_call else OTHER_MAX
@@ -343,6 +361,16 @@ class ListenerBackend(ConstrainedWhisperBackend):
             return False
         return float(p["kind"][KINDS.index("none")]) >= DOUBT_NONE
 
+    def _unlearned_answer(self, heard, p: dict[str, np.ndarray]) -> bool:
+        """Whether ``heard`` is the answer to "Who called?" with a name the head never
+        learned, the head not sure that nothing of the game was said (see
+        ``ANSWERS_UNLEARNED``)."""
+        if heard is None or heard.type != "name" or not asking_for_a_name(self.ctx):
+            return False
+        if float(p["kind"][KINDS.index("none")]) >= REJECT:
+            return False
+        return any(word not in FIRST_NAMES for word in player_name_key(heard.name).split())
+
     def _unlearned_name(self, heard, confidence: float) -> bool:
         """Whether ``heard`` is a player's name alone, read plainly, that the head never
         learned as a name (see ``UNLEARNED_NAME_MIN``)."""
@@ -369,9 +397,10 @@ class ListenerBackend(ConstrainedWhisperBackend):
         sure: float,
         p: dict[str, np.ndarray],
         naming: frozenset[str] | None,
+        read: str = "",
     ) -> Hypothesis | None:
         """The legal phrase of ``kind`` likeliest by the decoder and the head (``guessed``);
-        None when there is none. ``naming``: how whisper's reading names (see
+        None when there is none. ``naming``: how whisper's reading ``read`` names (see
         :meth:`_candidates`)."""
         text, score, margin = self._choose(encoded, kind, p, naming)
         self.last_margin = margin
@@ -382,13 +411,26 @@ class ListenerBackend(ConstrainedWhisperBackend):
             return None  # see MADE
         if kind == "call" and confidence < MADE_CALL_MIN.get(text, 0.0):
             return None  # see MADE_CALL_MIN
-        if kind == "call" and confidence < NAMED_MIN and margin < NAMED_MARGIN:
+        if (
+            kind == "call"
+            and confidence < NAMED_MIN
+            and margin < NAMED_MARGIN
+            and not (NAMED_AS_READ and self._names_alike(read, text))
+        ):
             text = call_word(text) or text  # see NAMED_MIN: the call stands, its caller asked
         # the name in it was weighed against every player's by _choose, whole phrases as
         # the table says them: not again by _best_name, whose lower-case sums over babble
         # made Cara's "Cara, cheat!" (whisper: "cara leptide", _choose: "cara cheat" -4.2
         # against "ben cheat" -8.7) into Ben's, three times in one room game (bench/table)
         return Hypothesis(text, max(confidence, 0.01), guessed=True)
+
+    def _names_alike(self, read: str, made: str) -> bool:
+        """Whether whisper's own reading ``read`` names one player by name, the one the made
+        call ``made`` names (see ``NAMED_AS_READ``)."""
+        words = _SEAT_WORD.sub(" ", normalize(read))
+        found = {name for _, name in find_names(words, self.ctx.players)}
+        caller = parse(made, self.ctx.players).caller
+        return caller is not None and found == {caller}
 
     @staticmethod
     def _claim_p(p: dict[str, np.ndarray]) -> float:
