@@ -83,10 +83,11 @@ TABLE_WORDS_KEPT = 5
 #: the things 40-minute stretches of bench/speech/chatter invented (minutes 200-619, each
 #: counted once), 9 were so: 6 calls ("liar" five times, "bullshit"), 2 names ("ben"), a
 #: "pass", all 0.06-0.08 s, all under 10 dB babble. True calls, 360 said clean to 10 dB
-#: babble (espeak-ng and piper voices, ``python -m bench.speech.call_lengths``): the shortest
-#: heard 0.22 s clean, 0.16 in 20 dB noise, 0.14 under 10 dB babble; the room games' calls
-#: and names 0.2 s and up. Not claims nor counts: a real "six" (fsdd) lasts
-#: 0.08 s over the gate, and the rank due alone is a claim
+#: babble (espeak-ng and piper voices, bench/speech/call_lengths.md): the shortest heard
+#: 0.22 s clean, 0.14 in 20 dB noise, 0.10 under 15 dB babble (one; the next 0.26), 0.20
+#: under 10 dB babble, none under the floor; the room games' calls and names 0.2 s and up.
+#: Not claims nor counts: a real "six" (fsdd) lasts 0.08 s over the gate, and the rank due
+#: alone is a claim
 SOUND_MIN_S = 0.1
 SHORT_SOUND_TYPES = frozenset({"call", "name", "pass", "command"})
 #: the ears' shuttings kept (``Recognizer.mutes``)
