@@ -24,53 +24,24 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.speech.corpus import (
-    NOISE_BEDS,
-    PITCHES,
-    SPEEDS,
-    VOICES,
-    SynthCache,
-    babble,
-    load_noise_beds,
-    mix,
-    place,
-)
+from bench.speech.corpus import CONDITIONS, SynthCache, heard_in_turn, load_noise_beds
 from referee.live.calls import acted_on_early
 from referee.speech.audio import ArraySource
-from referee.speech.types import SAMPLE_RATE
 from referee.speech.vocab import ListenContext
 
 HERE = Path(__file__).resolve().parent
 PLAYERS = ("Marco", "Nadia", "Rob", "Yuki")
-CONDITIONS = ("clean", "noise 20 dB", "babble 15 dB", "babble 10 dB")
 SAYINGS = ("{name}.", "{name}!", "Me, {name}!", "It was {name}.")
 
 
 def answers(per_condition: int, seed: int, cache: SynthCache) -> list[tuple[str, str, np.ndarray]]:
     """(condition, name, audio) for each answer said."""
-    from referee.speech.listener.data import say_piper
 
-    rng = random.Random(seed)
-    nrng = np.random.default_rng(seed)
-    beds = load_noise_beds()
-    out = []
-    for condition in CONDITIONS:
-        for i in range(per_condition):
-            name = PLAYERS[i % len(PLAYERS)]
-            text = rng.choice(SAYINGS).format(name=name)
-            if rng.random() < 0.3:
-                speech = say_piper(text, rng.choice([0.85, 1.0, 1.15]), rng)
-            else:
-                voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
-                speech = cache.get(text, voice, speed, pitch)
-            audio, _ = place(speech)
-            if condition.startswith("noise"):
-                audio = mix(audio, beds[rng.choice(NOISE_BEDS)], 20, 0.1, nrng)
-            elif condition.startswith("babble"):
-                snr = int(condition.split()[1])
-                audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), snr, 0.1, nrng)
-            out.append((condition, name, audio))
-    return out
+    def answer(i: int, rng: random.Random) -> tuple[str, str]:
+        name = PLAYERS[i % len(PLAYERS)]
+        return name, rng.choice(SAYINGS).format(name=name)
+
+    return heard_in_turn(per_condition, seed, cache, answer)
 
 
 def names_heard(recognizer, audio: np.ndarray) -> list[str]:

@@ -21,52 +21,19 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.speech.corpus import (
-    NOISE_BEDS,
-    PITCHES,
-    SPEEDS,
-    VOICES,
-    SynthCache,
-    babble,
-    load_noise_beds,
-    mix,
-    place,
-)
+from bench.speech.corpus import CONDITIONS, SynthCache, heard_in_turn
 from referee.game.cards import RANKS
 from referee.speech.audio import ArraySource
-from referee.speech.types import SAMPLE_RATE
 from referee.speech.vocab import ListenContext
 
 HERE = Path(__file__).resolve().parent
-CONDITIONS = ("clean", "noise 20 dB", "babble 15 dB", "babble 10 dB")
 CALLS = ("Cheat!", "Cheater!", "Bullshit!", "Liar!", "I doubt it!", "B.S.!")
 PLAYERS = ("Alice", "Ben", "Cara", "Dev")
 
 
 def clips(per_condition: int, seed: int, cache: SynthCache) -> list[tuple[str, str, np.ndarray]]:
     """(condition, words, audio) for each call said."""
-    from referee.speech.listener.data import say_piper
-
-    rng = random.Random(seed)
-    nrng = np.random.default_rng(seed)
-    beds = load_noise_beds()
-    out = []
-    for condition in CONDITIONS:
-        for i in range(per_condition):
-            text = CALLS[i % len(CALLS)]
-            if rng.random() < 0.3:
-                speech = say_piper(text, rng.choice([0.85, 1.0, 1.15]), rng)
-            else:
-                voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
-                speech = cache.get(text, voice, speed, pitch)
-            audio, _ = place(speech)
-            if condition.startswith("noise"):
-                audio = mix(audio, beds[rng.choice(NOISE_BEDS)], 20, 0.1, nrng)
-            elif condition.startswith("babble"):
-                snr = int(condition.split()[1])
-                audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), snr, 0.1, nrng)
-            out.append((condition, text, audio))
-    return out
+    return heard_in_turn(per_condition, seed, cache, lambda i, rng: (CALLS[i % 6],) * 2)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -316,3 +316,53 @@ def cards_clips() -> list[Clip]:
         audio, end = place(read_wav(path, check=False), 0.5, 0.8, None)
         clips.append(Clip("real cards (as heard)", path.name, audio, end, None, "none", {}))
     return clips
+
+
+#: where bench/speech/call_lengths.py and answers.py say their phrases
+CONDITIONS = ("clean", "noise 20 dB", "babble 15 dB", "babble 10 dB")
+
+
+def said_in(
+    text: str,
+    condition: str,
+    cache: SynthCache,
+    rng: random.Random,
+    nrng: np.random.Generator,
+    beds: dict[str, np.ndarray],
+) -> np.ndarray:
+    """``text`` said by one of ``VOICES`` at a drawn speed and pitch or, one time in three,
+    Piper's Joe at a pitch factor, placed in quiet and heard in ``condition`` (one of
+    ``CONDITIONS``: kitchen noise or babble at that many dB under the words)."""
+    from referee.speech.listener.data import say_piper
+
+    if rng.random() < 0.3:
+        speech = say_piper(text, rng.choice([0.85, 1.0, 1.15]), rng)
+    else:
+        voice, speed, pitch = rng.choice(VOICES), rng.choice(SPEEDS), rng.choice(PITCHES)
+        speech = cache.get(text, voice, speed, pitch)
+    audio, _ = place(speech)
+    if condition.startswith("noise"):
+        audio = mix(audio, beds[rng.choice(NOISE_BEDS)], 20, 0.1, nrng)
+    elif condition.startswith("babble"):
+        snr = int(condition.split()[1])
+        audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), snr, 0.1, nrng)
+    return audio
+
+
+def heard_in_turn(
+    per_condition: int,
+    seed: int,
+    cache: SynthCache,
+    phrase: Callable[[int, random.Random], tuple[str, str]],
+) -> list[tuple[str, str, np.ndarray]]:
+    """(condition, label, audio): in each of ``CONDITIONS`` in turn, ``per_condition``
+    phrases, the i-th's label and words from ``phrase(i, rng)``, each :func:`said_in` it."""
+    rng = random.Random(seed)
+    nrng = np.random.default_rng(seed)
+    beds = load_noise_beds()
+    out = []
+    for condition in CONDITIONS:
+        for i in range(per_condition):
+            label, text = phrase(i, rng)
+            out.append((condition, label, said_in(text, condition, cache, rng, nrng, beds)))
+    return out
