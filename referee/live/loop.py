@@ -630,33 +630,33 @@ class LiveReferee:
         from referee.speech.vocab import ListenContext
 
         state = self.session.state
+        ranks, most = legal_ranks(state), state.rules.max_cards_per_play(state.n)
         context = ListenContext.for_phase(
             state.phase,
             state.players,
-            legal_ranks=legal_ranks(state),
-            max_count=state.rules.max_cards_per_play(state.n),
-            taken_back=self._taken_back(),
+            legal_ranks=ranks,
+            max_count=most,
+            taken_back=self._taken_back(ranks, most),
         )
         # only when it changed: whisper's takes 50-100 ms, on the audio's own thread
         if context != self._context:
             self._context = context
             self.recognizer.set_context(context)
 
-    def _taken_back(self) -> frozenset[tuple[int, str]]:
+    def _taken_back(self, ranks: Iterable[str], most: int) -> frozenset[tuple[int, str]]:
         """The claims the table undid at this turn (the last ``TAKEN_BACK_KEPT``), not to be
         heard the same way again: a claim said again after its undo and read the same is the
         same misreading. Under babble Marco's "two fives" was read "three fives", undone,
         said again and read "one five", then "three fives" twice more, and the table gave
         the game up (bench/table, strangers, 04b3048). Only the last two: a player who took
         back a claim they meant and says it again is read otherwise at most twice, and then
-        heard as they say it. Never every claim the turn allows."""
-        state = self.session.state
-        if state.phase != "play":
+        heard as they say it. Never every claim the turn allows (``ranks``, up to ``most``
+        cards)."""
+        if self.session.state.phase != "play":
             return frozenset()
         undone = [e for e in self.session.match.taken_back() if isinstance(e, Claim)]
         claims = frozenset((e.count, e.rank) for e in undone[-TAKEN_BACK_KEPT:])
-        most = state.rules.max_cards_per_play(state.n)
-        allowed = {(n, rank) for rank in legal_ranks(state) for n in range(1, most + 1)}
+        allowed = {(n, rank) for rank in ranks for n in range(1, most + 1)}
         return claims if allowed - claims else frozenset()
 
     def _show(self) -> None:

@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.game.cards import RANKS
-from referee.intents import SEAT_WORDS, find_names, normalize, parse, player_name_key
+from referee.intents import SEAT_WORDS, find_names, parse, player_name_key
 from referee.speech import vocab
 from referee.speech.backends.whisper import ConstrainedWhisperBackend
 from referee.speech.listener.labels import (
@@ -199,6 +199,11 @@ def _alike(kind: str) -> set[str]:
     """The head's kinds that say ``kind``: a claim is also a count said alone ("Two." with
     twos due)."""
     return {"claim", "count"} if kind in ("claim", "count") else {kind}
+
+
+def _never_learned(name: str) -> bool:
+    """Whether the head never learned ``name`` (or a word of it) as a name."""
+    return any(word not in FIRST_NAMES for word in player_name_key(name).split())
 
 
 def asking_for_a_name(ctx: ListenContext) -> bool:
@@ -369,14 +374,14 @@ class ListenerBackend(ConstrainedWhisperBackend):
             return False
         if float(p["kind"][KINDS.index("none")]) >= REJECT:
             return False
-        return any(word not in FIRST_NAMES for word in player_name_key(heard.name).split())
+        return _never_learned(heard.name)
 
     def _unlearned_name(self, heard, confidence: float) -> bool:
         """Whether ``heard`` is a player's name alone, read plainly, that the head never
         learned as a name (see ``UNLEARNED_NAME_MIN``)."""
         if heard is None or heard.type != "name" or confidence < UNLEARNED_NAME_MIN:
             return False
-        return any(word not in FIRST_NAMES for word in player_name_key(heard.name).split())
+        return _never_learned(heard.name)
 
     def _makes(self, kind: str, sure: float, p: dict[str, np.ndarray]) -> bool:
         """Whether the head is sure enough of ``kind`` to make a phrase of it where whisper
@@ -427,10 +432,8 @@ class ListenerBackend(ConstrainedWhisperBackend):
     def _names_alike(self, read: str, made: str) -> bool:
         """Whether whisper's own reading ``read`` names one player by name, the one the made
         call ``made`` names (see ``NAMED_AS_READ``)."""
-        words = _SEAT_WORD.sub(" ", normalize(read))
-        found = {name for _, name in find_names(words, self.ctx.players)}
         caller = parse(made, self.ctx.players).caller
-        return caller is not None and found == {caller}
+        return caller is not None and self._named(read) == {caller}
 
     @staticmethod
     def _claim_p(p: dict[str, np.ndarray]) -> float:
@@ -465,9 +468,13 @@ class ListenerBackend(ConstrainedWhisperBackend):
         ways = set()
         if _SEAT_WORD.search(text):
             ways.add("seat")
-        if find_names(_SEAT_WORD.sub(" ", text), self.ctx.players):
+        if self._named(text):
             ways.add("name")
         return frozenset(ways)
+
+    def _named(self, text: str) -> set[str]:
+        """The players whisper's reading ``text`` names by name (a seat's words aside)."""
+        return {name for _, name in find_names(_SEAT_WORD.sub(" ", text), self.ctx.players)}
 
     def _candidates(
         self, kind: str, p: dict[str, np.ndarray], naming: frozenset[str] | None = None
