@@ -529,3 +529,22 @@ def test_at_a_reveal_calls_and_commands_are_checked_by_the_head_verdicts_are_not
     monkeypatch.setattr(ConstrainedWhisperBackend, "decode", lambda self, a, final=True: whisper)
     monkeypatch.setattr(backend, "head", _Head("none"))
     assert (backend.decode(_hum()).text == reading) is kept
+
+
+@pytest.mark.parametrize("rule", [True, False])
+def test_a_name_whisper_read_answering_who_called_is_not_made_into_a_call(
+    backend, monkeypatch, rule
+):
+    """The answer "Me, Rob!" to "Who called?" was read "me rob", the head sure of a call (0.92):
+    made a bare "cheat", the answer went unheard (bench/speech/answers.py). Read plainly, the
+    name is the answer (``ANSWER_AS_READ``)."""
+    from referee.speech.listener import backend as listener
+
+    monkeypatch.setattr(listener, "ANSWER_AS_READ", rule)
+    ctx = ListenContext.for_phase("who_called", PLAYERS)
+    backend.set_context(ctx)
+    monkeypatch.setattr(backend, "head", _Head("call", call_word=0, named=0))
+    monkeypatch.setattr(backend, "_text", lambda result: "me ben")
+    backend._last = None
+    heard = interpret(backend.decode(_clip("Me, Ben!")).text, ctx)
+    assert (heard is not None and heard.to_dict() == {"type": "name", "name": "Ben"}) is rule

@@ -9,9 +9,10 @@ head never learned, ``referee.speech.listener.labels.FIRST_NAMES``). Each answer
 one in three, Piper's Joe, clean, in 20 dB kitchen noise and under 15 and 10 dB babble, and
 heard in the who_called phase: the name right, another player's, or nothing. Then minutes
 of bench/speech/chatter (no game words; babble, kitchen and a quiet room in turn) are heard
-in the same phase: every name taken is invented. Both are heard with
-``ANSWERS_UNLEARNED`` on and off (:mod:`referee.speech.listener.backend`). Writes
-``bench/speech/answers.md``.
+in the same phase: every name taken is invented. Both are heard with the rules of ``--rules``
+off, then on (``ANSWERS_UNLEARNED`` and ``ANSWER_AS_READ`` of
+:mod:`referee.speech.listener.backend`, ``NAME_WRITINGS`` of
+:mod:`referee.speech.backends.whisper`). Writes ``bench/speech/answers.md`` (``--out``).
 """
 
 from __future__ import annotations
@@ -70,12 +71,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chatter-minutes", type=int, default=20)
     parser.add_argument("--first", type=int, default=700, help="the first chatter minute")
     parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument(
+        "--rules", default="ANSWER_AS_READ,NAME_WRITINGS", help="turned off, then on, together"
+    )
+    parser.add_argument("--out", type=Path, default=HERE / "answers.md")
     args = parser.parse_args(argv)
     from platformdirs import user_cache_dir
 
     from bench.speech.chatter import Voices, minute
     from referee.speech import make_recognizer
+    from referee.speech.backends import whisper
     from referee.speech.listener import backend as listener
+
+    homes = {"ANSWERS_UNLEARNED": listener, "ANSWER_AS_READ": listener, "NAME_WRITINGS": whisper}
+    rules = args.rules.split(",")
+    if unknown := set(rules) - set(homes):
+        parser.error(f"unknown rules: {', '.join(sorted(unknown))} (known: {', '.join(homes)})")
 
     cache = SynthCache(args.cache or Path(user_cache_dir("referee")) / "bench-speech")
     started = time.time()
@@ -87,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     recognizer = make_recognizer("listener")
     rows = []
     for rule in (False, True):
-        listener.ANSWERS_UNLEARNED = rule
+        for name in rules:
+            setattr(homes[name], name, rule)
         counts = {c: {"right": 0, "wrong": 0, "none": 0} for c in CONDITIONS}
         for condition, name, audio in said:
             heard = names_heard(recognizer, audio)
@@ -103,14 +115,15 @@ def main(argv: list[str] | None = None) -> int:
         '# Answers to "Who called?" (bench/speech/answers.py)',
         "",
         f"Rerun: `nice -n 10 .venv/bin/python -m bench.speech.answers --per-condition {n} "
-        f"--seed {args.seed} --chatter-minutes {args.chatter_minutes} --first {args.first}`",
+        f"--seed {args.seed} --chatter-minutes {args.chatter_minutes} --first {args.first} "
+        f"--rules {args.rules}`",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.machine()}, "
         f"{time.time() - started:.0f} s. Players {', '.join(PLAYERS)}; {n} answers a condition "
         f"({', '.join(SAYINGS)}); chatter minutes {args.first}-{last} (seed 3) heard while "
         "the referee asks.",
         "",
-        "| ANSWERS_UNLEARNED | condition | name right | another's | none heard |",
+        f"| {' + '.join(rules)} | condition | name right | another's | none heard |",
         "|---|---|---|---|---|",
     ]
     for rule, counts, _ in rows:
@@ -127,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(
             f"- {'on' if rule else 'off'}: {len(invented)} ({per_hour:.1f} an hour): {found}"
         )
-    (HERE / "answers.md").write_text("\n".join(lines) + "\n")
+    args.out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
 

@@ -75,6 +75,13 @@ MIN_CONFIDENCE = 0.15
 #: much likelier (log-prob): on 128 name clips 0 took 117 right, 1.0 115, 2.0 112; a margin
 #: keeps a near tie as heard (the speech bench lost one clean "Cara" to "Ben" without it)
 NAME_MARGIN = 1.0
+#: names are weighed in lower case, but for one whose lower-case writing begins with a lone
+#: letter: the tokenizer writes " nadia" as " n" + "adia" (" Nadia": " Nad" + "ia"), a start
+#: the decoder all but rules out, and a clean "Nadia." read "nadia" was weighed "rob" (7 of
+#: 108 espeak-ng voices, speeds and pitches; bench/speech/answers.py). Such a name is weighed
+#: as the table writes it. Not every name in its likelier writing: on bench/speech/named.py
+#: (seed 14) capitals made "Dev" "Ben" 11 times more (" Ben" is the likelier name)
+NAME_WRITINGS = True
 #: the name read plainly stands unweighed when the free reading's first token of it was this
 #: much likelier (log-prob) than any other player's: weighing whole phrases costs a named call
 #: 70-110 ms, most of its decode. On bench/speech/named.py (seeds 13 and 14, 320 calls each,
@@ -203,6 +210,8 @@ class WhisperBackend:
             for written in (name, name.lower()):
                 first = self.hf.encode(" " + written, add_special_tokens=False).ids[0]
                 self._name_starts.setdefault(first, set()).add(name)
+        #: the players' names weighed as the table writes them (see ``NAME_WRITINGS``)
+        self._weighed_as_written = {n for n in ctx.players if self._lone_letter(normalize(n))}
         #: constrained mode: each legal phrase (normalized) in the form the decoder usually
         #: writes it, as tokens (see :meth:`_forced`)
         self._usual: dict[str, list[int]] = {}
@@ -217,6 +226,11 @@ class WhisperBackend:
                 written = grammar.usual_form(phrase, ctx.players)
                 self._usual[phrase] = self.hf.encode(" " + written, add_special_tokens=False).ids
         return []
+
+    def _lone_letter(self, written: str) -> bool:
+        """Whether the tokenizer begins ``written`` (after a space) with one letter alone."""
+        first = self.hf.encode(" " + written, add_special_tokens=False).ids[:1]
+        return len(self.hf.decode(first).strip()) == 1
 
     def _generate(self, encoded):
         return self.model.generate(
@@ -455,7 +469,9 @@ class WhisperBackend:
         and the sound more. On 8 espeak-ng and piper voices, 4 players and 4 ways of naming
         (128 clips; tests/test_whisper_names.py plays a few): names right 106 greedy, 112
         scored as written ("Cheat, Dev!"), 117 in lower case, 115 with NAME_MARGIN; a
-        lower-case prior on silence subtracted made it worse (98: it favours "Cara").
+        lower-case prior on silence subtracted made it worse (98: it favours "Cara"). A name
+        lower case begins with a lone letter ("nadia": " n" + "adia") is scored as the table
+        writes it (``NAME_WRITINGS``).
 
         Not weighed when ``free``, the free reading ``text`` is, was sure of the name
         (NAME_SURE). Tried and not kept: weighing under a short prompt (the call words and
@@ -475,15 +491,17 @@ class WhisperBackend:
             return text
         at = words.index(key[0])
 
-        def said(name: str) -> str:
-            return " ".join([*words[:at], normalize(name), *words[at + len(key) :]])
+        def said(name: str, written: str) -> str:
+            return " ".join([*words[:at], written, *words[at + len(key) :]])
 
-        phrases = [said(name) for name in self.ctx.players]
-        scores = self._scores(encoded, phrases)
-        best = max(scores)
-        if best < scores[list(self.ctx.players).index(heard)] + NAME_MARGIN:
+        players = list(self.ctx.players)
+        written = self._weighed_as_written if NAME_WRITINGS else set()
+        phrases = [said(name, name if name in written else normalize(name)) for name in players]
+        scores = dict(zip(players, self._scores(encoded, phrases), strict=True))
+        best = max(players, key=lambda name: scores[name])
+        if scores[best] < scores[heard] + NAME_MARGIN:
             return text
-        return phrases[scores.index(best)]
+        return said(best, normalize(best))
 
     def _sure_of_name(self, free, heard: str) -> bool:
         """Whether the free reading ``free`` began the name ``heard`` NAME_SURE likelier than

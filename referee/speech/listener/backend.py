@@ -92,6 +92,10 @@ UNLEARNED_NAME_MIN = FAINT
 #: she said it four times, unheard each time, and undid her call (bench/table, strangers,
 #: 86ff1ce)
 ANSWERS_UNLEARNED = True
+#: ...and a name whisper read plainly then is the answer: the head, sure of another kind,
+#: does not make a phrase of that kind over it. "Me, Rob!" read "me rob" (the head: a call
+#: 0.92) was made a bare "cheat" and went unheard as an answer (bench/speech/answers.py)
+ANSWER_AS_READ = True
 #: a call made naming its caller (``_make``) with a confidence under ``NAMED_MIN``, whose
 #: naming the decoder prefers by less than ``NAMED_MARGIN`` (mean log-prob, with the head's)
 #: to the likeliest naming another player, is made bare: the referee asks "Who called?" (or
@@ -288,7 +292,9 @@ class ListenerBackend(ConstrainedWhisperBackend):
             said = interpret(free, self.ctx) if free else None
             naming = self._naming(free) if kind == "call" else None
             unnamed = kind == "call" and p["named"][1] >= 0.5 and not naming
-            if (said is None or said.type != kind) and not unnamed:
+            if self._answered(said):
+                makes = False  # see ANSWER_AS_READ
+            elif (said is None or said.type != kind) and not unnamed:
                 made = self._make(encoded, kind, sure, p, naming, free)
                 if made is not None:
                     return made
@@ -301,6 +307,12 @@ class ListenerBackend(ConstrainedWhisperBackend):
             if made is not None:
                 return made
         return base if heard is None else self._checked(base, heard, p)
+
+    def _answered(self, said) -> bool:
+        """Whether whisper's free reading (meaning ``said``) names the caller the referee
+        asked for (see ``ANSWER_AS_READ``)."""
+        named = said is not None and said.type == "name"
+        return ANSWER_AS_READ and named and asking_for_a_name(self.ctx)
 
     def _checked(self, base: Hypothesis, heard, p: dict[str, np.ndarray]) -> Hypothesis:
         """Whisper's reading ``base`` (meaning ``heard``) as the head lets it stand: dropped,
