@@ -548,3 +548,24 @@ def test_a_name_whisper_read_answering_who_called_is_not_made_into_a_call(
     backend._last = None
     heard = interpret(backend.decode(_clip("Me, Ben!")).text, ctx)
     assert (heard is not None and heard.to_dict() == {"type": "name", "name": "Ben"}) is rule
+
+
+def test_a_name_the_head_is_sure_of_is_still_made_where_whisper_read_it_faintly(
+    backend, monkeypatch
+):
+    """``ANSWER_AS_READ`` keeps other kinds from being made over a name, not a name: "Cara"
+    in 10 dB noise, read "cara" freely but too faintly to stand, is made a name as before
+    (bench/speech)."""
+    from referee.speech.backends.whisper import ConstrainedWhisperBackend
+    from referee.speech.types import Hypothesis
+
+    ctx = ListenContext.for_phase("who_called", PLAYERS)
+    backend.set_context(ctx)
+    monkeypatch.setattr(backend, "head", _Head("name"))
+    monkeypatch.setattr(backend, "_text", lambda result: "cara")
+    monkeypatch.setattr(
+        ConstrainedWhisperBackend, "decode", lambda self, audio, final=True: Hypothesis("")
+    )
+    backend._last = None
+    made = backend.decode(_hum())
+    assert made.guessed and interpret(made.text, ctx).type == "name", made

@@ -107,9 +107,9 @@ def test_a_name_begun_with_a_lone_letter_is_weighed_as_written(asking, voice, sp
 
 
 def test_weighed_in_lower_case_nadia_was_rob(asking, monkeypatch):
-    """The case ``NAME_WRITINGS`` is for (int8 decoding differs a little from CPU to CPU:
+    """The case ``SPLIT_NAMES_KEPT`` is for (int8 decoding differs a little from CPU to CPU:
     one of the voices is enough)."""
-    monkeypatch.setattr(whisper, "NAME_WRITINGS", False)
+    monkeypatch.setattr(whisper, "SPLIT_NAMES_KEPT", False)
     read = set()
     for voice, speed, pitch in NADIAS:
         asking._last = None

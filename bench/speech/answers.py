@@ -11,7 +11,7 @@ heard in the who_called phase: the name right, another player's, or nothing. The
 of bench/speech/chatter (no game words; babble, kitchen and a quiet room in turn) are heard
 in the same phase: every name taken is invented. Both are heard with the rules of ``--rules``
 off, then on (``ANSWERS_UNLEARNED`` and ``ANSWER_AS_READ`` of
-:mod:`referee.speech.listener.backend`, ``NAME_WRITINGS`` of
+:mod:`referee.speech.listener.backend`, ``SPLIT_NAMES_KEPT`` of
 :mod:`referee.speech.backends.whisper`). Writes ``bench/speech/answers.md`` (``--out``).
 """
 
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", type=int, default=700, help="the first chatter minute")
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument(
-        "--rules", default="ANSWER_AS_READ,NAME_WRITINGS", help="turned off, then on, together"
+        "--rules", default="ANSWER_AS_READ,SPLIT_NAMES_KEPT", help="turned off, then on, together"
     )
     parser.add_argument("--out", type=Path, default=HERE / "answers.md")
     args = parser.parse_args(argv)
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     from referee.speech.backends import whisper
     from referee.speech.listener import backend as listener
 
-    homes = {"ANSWERS_UNLEARNED": listener, "ANSWER_AS_READ": listener, "NAME_WRITINGS": whisper}
+    homes = {"ANSWERS_UNLEARNED": listener, "ANSWER_AS_READ": listener, "SPLIT_NAMES_KEPT": whisper}
     rules = args.rules.split(",")
     if unknown := set(rules) - set(homes):
         parser.error(f"unknown rules: {', '.join(sorted(unknown))} (known: {', '.join(homes)})")

@@ -75,13 +75,14 @@ MIN_CONFIDENCE = 0.15
 #: much likelier (log-prob): on 128 name clips 0 took 117 right, 1.0 115, 2.0 112; a margin
 #: keeps a near tie as heard (the speech bench lost one clean "Cara" to "Ben" without it)
 NAME_MARGIN = 1.0
-#: names are weighed in lower case, but for one whose lower-case writing begins with a lone
-#: letter: the tokenizer writes " nadia" as " n" + "adia" (" Nadia": " Nad" + "ia"), a start
-#: the decoder all but rules out, and a clean "Nadia." read "nadia" was weighed "rob" (7 of
-#: 108 espeak-ng voices, speeds and pitches; bench/speech/answers.py). Such a name is weighed
-#: as the table writes it. Not every name in its likelier writing: on bench/speech/named.py
-#: (seed 14) capitals made "Dev" "Ben" 11 times more (" Ben" is the likelier name)
-NAME_WRITINGS = True
+#: names are weighed in lower case, and the tokenizer begins some with a lone letter there
+#: (" nadia" is " n" + "adia", where " Nadia" is " Nad" + "ia"): a start the decoder all but
+#: rules out, so a clean "Nadia." read "nadia" was weighed "rob" (7 of 108 espeak-ng voices,
+#: speeds and pitches; bench/speech/answers.py). A reading naming such a player is kept unweighed.
+#: Weighed as the table writes it instead, it won where it was not said: Marco's "Marco.",
+#: read "marco", was weighed "yuki" (" Yuki" against " marco": bench/table, strangers), and
+#: every name in its likelier writing made "Dev" "Ben" 11 times more on bench/speech/named.py
+SPLIT_NAMES_KEPT = True
 #: the name read plainly stands unweighed when the free reading's first token of it was this
 #: much likelier (log-prob) than any other player's: weighing whole phrases costs a named call
 #: 70-110 ms, most of its decode. On bench/speech/named.py (seeds 13 and 14, 320 calls each,
@@ -210,8 +211,9 @@ class WhisperBackend:
             for written in (name, name.lower()):
                 first = self.hf.encode(" " + written, add_special_tokens=False).ids[0]
                 self._name_starts.setdefault(first, set()).add(name)
-        #: the players' names weighed as the table writes them (see ``NAME_WRITINGS``)
-        self._weighed_as_written = {n for n in ctx.players if self._lone_letter(normalize(n))}
+        #: the players' names the tokenizer begins with a lone letter in lower case (see
+        #: ``SPLIT_NAMES_KEPT``)
+        self._split_in_lower_case = {n for n in ctx.players if self._lone_letter(normalize(n))}
         #: constrained mode: each legal phrase (normalized) in the form the decoder usually
         #: writes it, as tokens (see :meth:`_forced`)
         self._usual: dict[str, list[int]] = {}
@@ -470,8 +472,8 @@ class WhisperBackend:
         (128 clips; tests/test_whisper_names.py plays a few): names right 106 greedy, 112
         scored as written ("Cheat, Dev!"), 117 in lower case, 115 with NAME_MARGIN; a
         lower-case prior on silence subtracted made it worse (98: it favours "Cara"). A name
-        lower case begins with a lone letter ("nadia": " n" + "adia") is scored as the table
-        writes it (``NAME_WRITINGS``).
+        lower case begins with a lone letter ("nadia": " n" + "adia") is not
+        weighed (``SPLIT_NAMES_KEPT``).
 
         Not weighed when ``free``, the free reading ``text`` is, was sure of the name
         (NAME_SURE). Tried and not kept: weighing under a short prompt (the call words and
@@ -491,17 +493,17 @@ class WhisperBackend:
             return text
         at = words.index(key[0])
 
-        def said(name: str, written: str) -> str:
-            return " ".join([*words[:at], written, *words[at + len(key) :]])
+        def said(name: str) -> str:
+            return " ".join([*words[:at], name, *words[at + len(key) :]])
 
-        players = list(self.ctx.players)
-        written = self._weighed_as_written if NAME_WRITINGS else set()
-        phrases = [said(name, name if name in written else normalize(name)) for name in players]
-        scores = dict(zip(players, self._scores(encoded, phrases), strict=True))
-        best = max(players, key=lambda name: scores[name])
-        if scores[best] < scores[heard] + NAME_MARGIN:
+        if SPLIT_NAMES_KEPT and heard in self._split_in_lower_case:
+            return text  # see SPLIT_NAMES_KEPT
+        phrases = [said(normalize(name)) for name in self.ctx.players]
+        scores = self._scores(encoded, phrases)
+        best = max(scores)
+        if best < scores[list(self.ctx.players).index(heard)] + NAME_MARGIN:
             return text
-        return said(best, normalize(best))
+        return phrases[scores.index(best)]
 
     def _sure_of_name(self, free, heard: str) -> bool:
         """Whether the free reading ``free`` began the name ``heard`` NAME_SURE likelier than

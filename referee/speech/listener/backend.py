@@ -292,7 +292,7 @@ class ListenerBackend(ConstrainedWhisperBackend):
             said = interpret(free, self.ctx) if free else None
             naming = self._naming(free) if kind == "call" else None
             unnamed = kind == "call" and p["named"][1] >= 0.5 and not naming
-            if self._answered(said):
+            if self._answered(said) and kind != "name":
                 makes = False  # see ANSWER_AS_READ
             elif (said is None or said.type != kind) and not unnamed:
                 made = self._make(encoded, kind, sure, p, naming, free)
