@@ -78,8 +78,8 @@ NAME_MARGIN = 1.0
 #: names are weighed in lower case, and the tokenizer begins some with a lone letter there
 #: (" nadia" is " n" + "adia", where " Nadia" is " Nad" + "ia"): a start the decoder all but
 #: rules out, so a clean "Nadia." read "nadia" was weighed "rob" (7 of 108 espeak-ng voices,
-#: speeds and pitches; bench/speech/answers.py). A reading naming such a player is kept unweighed.
-#: Weighed as the table writes it instead, it won where it was not said: Marco's "Marco.",
+#: speeds and pitches; bench/speech/answers.py). A reading naming such a player is kept
+#: unweighed. Weighed as the table writes it instead, it won where it was not said: "Marco.",
 #: read "marco", was weighed "yuki" (" Yuki" against " marco": bench/table, strangers), and
 #: every name in its likelier writing made "Dev" "Ben" 11 times more on bench/speech/named.py
 SPLIT_NAMES_KEPT = True
@@ -472,8 +472,8 @@ class WhisperBackend:
         (128 clips; tests/test_whisper_names.py plays a few): names right 106 greedy, 112
         scored as written ("Cheat, Dev!"), 117 in lower case, 115 with NAME_MARGIN; a
         lower-case prior on silence subtracted made it worse (98: it favours "Cara"). A name
-        lower case begins with a lone letter ("nadia": " n" + "adia") is not
-        weighed (``SPLIT_NAMES_KEPT``).
+        whose lower case begins with a lone letter ("nadia": " n" + "adia") is not weighed
+        (``SPLIT_NAMES_KEPT``).
 
         Not weighed when ``free``, the free reading ``text`` is, was sure of the name
         (NAME_SURE). Tried and not kept: weighing under a short prompt (the call words and
@@ -489,16 +489,16 @@ class WhisperBackend:
         key = normalize(heard or "").split()
         if not key or key[0] not in words:
             return text  # nobody named, or named by seat ("player four")
+        if SPLIT_NAMES_KEPT and heard in self._split_in_lower_case:
+            return text  # see SPLIT_NAMES_KEPT
         if free is not None and self._sure_of_name(free, heard):
             return text
         at = words.index(key[0])
 
         def said(name: str) -> str:
-            return " ".join([*words[:at], name, *words[at + len(key) :]])
+            return " ".join([*words[:at], normalize(name), *words[at + len(key) :]])
 
-        if SPLIT_NAMES_KEPT and heard in self._split_in_lower_case:
-            return text  # see SPLIT_NAMES_KEPT
-        phrases = [said(normalize(name)) for name in self.ctx.players]
+        phrases = [said(name) for name in self.ctx.players]
         scores = self._scores(encoded, phrases)
         best = max(scores)
         if best < scores[list(self.ctx.players).index(heard)] + NAME_MARGIN:
