@@ -26,7 +26,8 @@ from referee.speech.vocab import ListenContext
 from tests.test_speech_recognizer import table
 
 WORDS = {300: "cheat ben", 500: "two aces", 700: "undo", 900: "lie", 1100: "cheat cara",
-         1300: "one two", 1500: "stop the game", 1700: "cheat", 1900: "two twos"}  # fmt: skip
+         1300: "one two", 1500: "stop the game", 1700: "cheat", 1900: "two twos",
+         2100: "ben"}  # fmt: skip
 
 
 class Tones:
@@ -470,3 +471,58 @@ def test_a_claim_said_again_after_its_undo_is_not_misread_the_same_way(tmp_path)
         "Alice: two aces.", "Ben, twos.", "Ben: two twos.", "Cara, threes.",
     ]  # fmt: skip
     assert recognizer.context.taken_back == frozenset()  # Cara's turn: nothing taken back
+
+
+class Expecting(Tones):
+    """Tones, noting for each phrase read whether the referee listened for an undo as likely
+    (``ListenContext.undoing``)."""
+
+    def __init__(self) -> None:
+        self.undoing: list[tuple[str, bool]] = []
+
+    def set_context(self, ctx):
+        self.ctx = ctx
+        return []
+
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        heard = super().decode(audio, final=final)
+        noted = (heard.text, self.ctx.undoing)
+        if heard.text and self.undoing[-1:] != [noted]:  # once for words read alike in a row
+            self.undoing.append(noted)
+        return heard
+
+
+def test_an_undo_is_listened_for_after_an_answer_and_after_an_undo(tmp_path):
+    """A misheard answer to "Who called?" costs two undos (the verdict, the call): the
+    referee listens for them as likely (the listener then makes one on less evidence) until
+    the table moves on (bench/table, strangers, 008f5b5)."""
+    lines = [(7.0, 500), (14.0, 1700), (24.0, 2100), (38.0, 700), (46.0, 700), (54.0, 700),
+             (62.0, 1700), (72.0, 2100), (86.0, 1300)]  # fmt: skip
+    audio = table(*[(t, f, 0.5) for t, f in lines], total=94.0)
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    backend = Expecting()
+    recognizer = Recognizer(backend, context=ListenContext(players=session.players))
+    said: list[str] = []
+    referee = LiveReferee(
+        session,
+        recognizer,
+        ArraySource(audio),
+        camera=Camera(),
+        reader=SlowReader(LIED),
+        on_say=lambda a, at: said.append(a.text),
+    )
+    referee.run()
+    session.close()
+    assert said.count("Undone.") == 3 and said.count("Who called?") == 3
+    assert backend.undoing == [
+        ("two aces", False),  # Alice claims
+        ("cheat", False),  # a bare call: "Who called?"
+        ("ben", False),  # the answer: Ben's call; the cards read, Alice lied
+        # the verdict undone (back at the reveal), the answer ("Who called?" again), the call
+        # (Ben's turn, as before it): each listened for as likely
+        ("undo", True),
+        ("cheat", True),  # the call said again where it was taken back
+        ("ben", False),  # its answer: a new way on from the call
+        ("one two", True),  # an answer just taken: Alice lied again, Ben claims
+    ]
+    assert recognizer.context.undoing is False  # Cara's turn: the table moved on

@@ -153,6 +153,15 @@ def main(argv: list[str] | None = None) -> int:
         help="listen as in play (claims, calls, passes, commands) or at a reveal (verdicts, "
         "calls, commands: the listener's head makes only commands there)",
     )
+    parser.add_argument(
+        "--undoing",
+        action="store_true",
+        help="listen as when an undo is likely (ListenContext.undoing: just after an undo, or "
+        'after an answer to "Who called?"): the listener makes undos on less evidence',
+    )
+    parser.add_argument(
+        "--out", default="chatter", help="the results' name in bench/speech (.md and .json)"
+    )
     parser.add_argument("--cache", type=Path, default=None)
     args = parser.parse_args(argv)
     from platformdirs import user_cache_dir
@@ -173,9 +182,13 @@ def main(argv: list[str] | None = None) -> int:
         by_bed[bed] += 1
         rank = random.Random(args.seed * 7 + i).choice(RANKS)
         if args.phase == "play":
-            ctx = ListenContext.for_rank_due(rank, PLAYERS, intents=PHASE_INTENTS["play"])
+            ctx = ListenContext.for_rank_due(
+                rank, PLAYERS, intents=PHASE_INTENTS["play"], undoing=args.undoing
+            )
         else:
-            ctx = ListenContext.for_phase(args.phase, PLAYERS, legal_ranks=(rank,))
+            ctx = ListenContext.for_phase(
+                args.phase, PLAYERS, legal_ranks=(rank,), undoing=args.undoing
+            )
         recognizer.set_context(ctx)
         before = recognizer.compute_s
         heard = list(recognizer.utterances(ArraySource(audio)))
@@ -187,9 +200,9 @@ def main(argv: list[str] | None = None) -> int:
         # written after every minute: a run stopped early still says what it heard
         done = n + 1
         report = summary(args, done, invented, by_bed, compute, backend, time.time() - t0)
-        (HERE / "chatter.json").write_text(json.dumps(report, indent=1) + "\n")
+        (HERE / f"{args.out}.json").write_text(json.dumps(report, indent=1) + "\n")
         write_markdown(report, args)
-    print((HERE / "chatter.md").read_text())
+    print((HERE / f"{args.out}.md").read_text())
     return 0
 
 
@@ -204,6 +217,7 @@ def summary(args, minutes: int, invented: list, by_bed: Counter, compute: float,
         "backend": args.backend or "default",
         "backend_class": backend,
         "phase": args.phase,
+        "undoing": args.undoing,
         "sentences": len(SENTENCES),
         "minutes_by_background": dict(by_bed),
         "invented": invented,
@@ -226,6 +240,8 @@ def write_markdown(r: dict, args) -> None:
         + (f" --backend {args.backend}" if args.backend else "")
         + (f" --phase {args.phase}" if args.phase != "play" else "")
         + (f" --first {args.first}" if args.first else "")
+        + (" --undoing" if args.undoing else "")
+        + (f" --out {args.out}" if args.out != "chatter" else "")
     )
     lines = [
         "# False calls per hour of table chatter",
@@ -245,6 +261,7 @@ def write_markdown(r: dict, args) -> None:
         + ", ".join(f"{k} {v} min" for k, v in r["minutes_by_background"].items())
         + f") through the recognizer ({r['backend']}: {r['backend_class']}) as "
         + ("in play" if r["phase"] == "play" else f"at a {r['phase']} (verdicts legal)")
+        + (", an undo likely (`ListenContext.undoing`)" if r.get("undoing") else "")
         + "; "
         f"real-time factor {r['real_time_factor']}.",
         "",
@@ -262,7 +279,7 @@ def write_markdown(r: dict, args) -> None:
         lines.append(f'- {where} at {h["start"]:.1f} s: "{h["text"]}" -> {json.dumps(h["intent"])}')
     if not r["invented"]:
         lines.append("- nothing")
-    (HERE / "chatter.md").write_text("\n".join(lines) + "\n")
+    (HERE / f"{args.out}.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ would act on is what :class:`referee.live.calls.CallAssembler` lets through (a n
 read early at once, a bare call after its wait, anything else at its final).
 
 Short non-game words in the same voices are heard too: a falsely heard undo costs the game
-a step as surely as a missed one.
+a step as surely as a missed one. ``--undoing`` listens as when an undo is likely (just
+after one, or after an answer to "Who called?": ``ListenContext.undoing``).
 
     nice -n 10 .venv/bin/python -m bench.speech.undo            # writes bench/speech/undo.md
     nice -n 10 .venv/bin/python -m bench.speech.undo --seeds 2 --no-chatter --out /tmp/u.md
@@ -141,7 +142,9 @@ def run(args) -> dict:
     ):
         rank_due = RANKS_DUE[seed % len(RANKS_DUE)]
         recognizer.set_context(
-            ListenContext.for_phase(args.phase, PLAYERS, legal_ranks=(rank_due,))
+            ListenContext.for_phase(
+                args.phase, PLAYERS, legal_ranks=(rank_due,), undoing=args.undoing
+            )
         )
         readings.clear()
         heard = list(recognizer.utterances(ArraySource(audio)))
@@ -152,7 +155,12 @@ def run(args) -> dict:
         })  # fmt: skip
         if (n + 1) % 50 == 0:
             print(f"  {n + 1} clips, {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    return {"rows": rows, "seconds": time.perf_counter() - started}
+    return {
+        "rows": rows,
+        "seconds": time.perf_counter() - started,
+        "phase": args.phase,
+        "undoing": args.undoing,
+    }
 
 
 def report(result: dict, command: str) -> str:
@@ -166,7 +174,8 @@ def report(result: dict, command: str) -> str:
         f"{result['seconds']:.0f} s on 2 shared cores. Voices: tests/table.py (Alice, Ben: "
         "piper joe; Cara: espeak-ng en-us+f3; Dev: espeak-ng en-gb-x-rp); babble: "
         f"bench/speech/corpus.py at {SNR_DB} dB, one mix per seed; heard in phase "
-        f"play after a claim (rank due {', '.join(RANKS_DUE)} by seed), players "
+        f"{result['phase']}{', an undo likely' if result['undoing'] else ''} (rank due "
+        f"{', '.join(RANKS_DUE)} by seed), players "
         f"{', '.join(PLAYERS)}; an outcome is what the live referee would act on "
         "(CallAssembler).",
         "",
@@ -229,6 +238,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=4, help="babble mixes per phrase and voice")
     parser.add_argument("--phase", default="play", choices=sorted(PHASE_INTENTS))
     parser.add_argument("--no-chatter", action="store_true", help="skip the short words")
+    parser.add_argument(
+        "--undoing",
+        action="store_true",
+        help="listen as when an undo is likely (ListenContext.undoing: after an undo or an "
+        'answer to "Who called?"; the listener then makes undos on less evidence)',
+    )
     parser.add_argument("--out", type=Path, default=HERE / "undo.md")
     args = parser.parse_args(argv)
     result = run(args)

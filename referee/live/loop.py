@@ -36,7 +36,7 @@ import numpy as np
 
 from referee.game.announce import Announcement
 from referee.game.engine import legal_ranks
-from referee.game.events import Call, Claim
+from referee.game.events import Call, Claim, Name, Reveal, Verdict
 from referee.game.events import Tick as GameTick
 from referee.game.view import view
 from referee.intents import CALL_WORDS, Intent, parse, player_name_key
@@ -637,6 +637,7 @@ class LiveReferee:
             legal_ranks=ranks,
             max_count=most,
             taken_back=self._taken_back(ranks, most),
+            undoing=self._undo_likely(),
         )
         # only when it changed: whisper's takes 50-100 ms, on the audio's own thread
         if context != self._context:
@@ -658,6 +659,22 @@ class LiveReferee:
         claims = frozenset((e.count, e.rank) for e in undone[-TAKEN_BACK_KEPT:])
         allowed = {(n, rank) for rank in ranks for n in range(1, most + 1)}
         return claims if allowed - claims else frozenset()
+
+    def _undo_likely(self) -> bool:
+        """Whether an undo is likely now (``ListenContext.undoing``): the table took a move back
+        at this place (a wrong move often takes two undos: a verdict and its call), or the
+        last call's caller was the answer to "Who called?" and the table has not moved on
+        since. Under babble a misheard answer was undone once in six tries and the game given
+        up (bench/table, strangers, 008f5b5), the head hearing an undo in five."""
+        match = self.session.match
+        if match.taken_back():
+            return True
+        for event in reversed(match.events):
+            if isinstance(event, Name):
+                return True
+            if not isinstance(event, (Reveal, Verdict, GameTick)):
+                return False
+        return False
 
     def _show(self) -> None:
         if self.window is None:

@@ -62,7 +62,9 @@ class ListenContext:
     ``asking``: the intent type the referee has just asked for ("name": "Who called?"), if
     any: one said alone is then the answer, not a word beside a call. ``taken_back``: claims
     (count, rank) the table undid at this turn: not heard that way again (see
-    :func:`admit`).
+    :func:`admit`). ``undoing``: an undo is likely now (the table has just taken a move back
+    here, or the referee has just acted on an answer to "Who called?", the least sure thing
+    it hears): a recognizer may hear one on less evidence.
     """
 
     players: tuple[str, ...] = ()
@@ -71,6 +73,7 @@ class ListenContext:
     intents: frozenset[str] = field(default=INTENT_TYPES)
     asking: str | None = None
     taken_back: frozenset[tuple[int, str]] = frozenset()
+    undoing: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", tuple(self.players))

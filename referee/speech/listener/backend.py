@@ -184,6 +184,19 @@ KNOWN = frozenset(KINDS[1:])
 MADE = frozenset({"claim", "call", "name", "command"})
 MAKE_COMMAND = 0.98
 MADE_COMMAND_MIN = 0.05
+#: ...but while an undo is likely (``ListenContext.undoing``: the table has just taken a move
+#: back here, or the referee has just acted on an answer to "Who called?"), an undo is made
+#: where the head gives a command at least ``UNDOING_COMMAND`` and, of commands, an undo at
+#: least ``UNDOING_UNDO``, the made phrase at least ``MADE_UNDO_MIN`` likely, where whisper's
+#: own reading was faint (under ``FAINT``). A misheard answer costs two undos (the verdict,
+#: then the answer): under 15 dB babble, of six undos said for one, one was heard, and the
+#: game was given up (bench/table, strangers, 008f5b5); the head gave a command 0.89-0.99
+#: and an undo 1.0 for four of the five lost, whisper reading them at 0.09-0.21. Chatter's
+#: "can you hear that", read so at 0.45-0.72, is an undo 1.0 to the head
+UNDOING = True
+UNDOING_COMMAND = 0.85
+UNDOING_UNDO = 0.9
+MADE_UNDO_MIN = 0.01
 #: a bare call made as one of these at less than its floor is dropped (not made as another
 #: call): the decoder finds the shortest calls, "liar" and "b s", in any talk, and "i doubt
 #: it" in babble. Of the 31 calls 200 minutes of bench/speech/chatter invented (minutes
@@ -398,12 +411,14 @@ class ListenerBackend(ConstrainedWhisperBackend):
     def _makes(self, kind: str, sure: float, p: dict[str, np.ndarray]) -> bool:
         """Whether the head is sure enough of ``kind`` to make a phrase of it where whisper
         read none of it (a guess is made on whole readings only: see the module docstring)."""
-        if sure < RESCUE or kind not in self.ctx.intents or kind not in self.make_kinds:
+        if kind not in self.ctx.intents or kind not in self.make_kinds:
+            return False
+        if kind == "command":
+            return sure >= MAKE_COMMAND or self._undo_expected(sure, p)  # see MADE, UNDOING_*
+        if sure < RESCUE:
             return False
         if kind == "name" and not asking_for_a_name(self.ctx):
             return False
-        if kind == "command" and sure < MAKE_COMMAND:
-            return False  # see MADE
         # a claim of another rank, clearly heard, is not mended onto the rank due
         return kind != "claim" or self._legal_rank_p(p) >= LEGAL_RANK_MIN
 
@@ -424,8 +439,12 @@ class ListenerBackend(ConstrainedWhisperBackend):
         if not text or interpret(text, self.ctx) is None:
             return None
         confidence = sure * math.exp(min(0.0, score))
-        if kind == "command" and confidence < MADE_COMMAND_MIN:
-            return None  # see MADE
+        if kind == "command":
+            undo = self._undo_expected(sure, p) and parse(text, self.ctx.players).command == "undo"
+            if confidence < (MADE_UNDO_MIN if undo else MADE_COMMAND_MIN):
+                return None  # see MADE and UNDOING_COMMAND
+            if not undo and sure < MAKE_COMMAND:
+                return None  # made on less only as an undo
         if kind == "call" and confidence < MADE_CALL_MIN.get(text, 0.0):
             return None  # see MADE_CALL_MIN
         if (
@@ -440,6 +459,24 @@ class ListenerBackend(ConstrainedWhisperBackend):
         # made Cara's "Cara, cheat!" (whisper: "cara leptide", _choose: "cara cheat" -4.2
         # against "ben cheat" -8.7) into Ben's, three times in one room game (bench/table)
         return Hypothesis(text, max(confidence, 0.01), guessed=True)
+
+    def _undo_expected(self, sure: float, p: dict[str, np.ndarray]) -> bool:
+        """Whether an undo is likely now and the head hears one (see ``UNDOING_COMMAND``)."""
+        return (
+            UNDOING
+            and self.ctx.undoing
+            and sure >= UNDOING_COMMAND
+            and float(p["command"][COMMANDS.index("undo")]) >= UNDOING_UNDO
+            and self._read_faintly()
+        )
+
+    def _read_faintly(self) -> bool:
+        """Whether whisper's free reading of the audio last read was faint (under ``FAINT``):
+        words it read plainly are those words, whatever the head hears."""
+        result = self._last[2] if self._last is not None else None
+        if result is None:
+            return True
+        return math.exp(result.scores[0]) * (1.0 - result.no_speech_prob) < FAINT
 
     def _names_alike(self, read: str, made: str) -> bool:
         """Whether whisper's own reading ``read`` names one player by name, the one the made
