@@ -492,10 +492,10 @@ class Expecting(Tones):
         return heard
 
 
-def test_an_undo_is_listened_for_after_an_answer_and_after_an_undo(tmp_path):
-    """A misheard answer to "Who called?" costs two undos (the verdict, the call): the
-    referee listens for them as likely (the listener then makes one on less evidence) until
-    the table moves on (bench/table, strangers, 008f5b5)."""
+def test_an_undo_is_listened_for_after_a_call_and_after_an_undo(tmp_path):
+    """A misheard answer to "Who called?" costs two undos (the verdict, the answer): the
+    referee listens for them as likely after a call (the listener then makes one on less
+    evidence) until the table moves on (bench/table, strangers, 008f5b5)."""
     lines = [(7.0, 500), (14.0, 1700), (24.0, 2100), (38.0, 700), (46.0, 700), (54.0, 700),
              (62.0, 1700), (72.0, 2100), (86.0, 1300)]  # fmt: skip
     audio = table(*[(t, f, 0.5) for t, f in lines], total=94.0)
@@ -517,12 +517,12 @@ def test_an_undo_is_listened_for_after_an_answer_and_after_an_undo(tmp_path):
     assert backend.undoing == [
         ("two aces", False),  # Alice claims
         ("cheat", False),  # a bare call: "Who called?"
-        ("ben", False),  # the answer: Ben's call; the cards read, Alice lied
+        ("ben", True),  # the answer: Ben's call; the cards read, Alice lied
         # the verdict undone (back at the reveal), the answer ("Who called?" again), the call
         # (Ben's turn, as before it): each listened for as likely
         ("undo", True),
         ("cheat", True),  # the call said again where it was taken back
-        ("ben", False),  # its answer: a new way on from the call
-        ("one two", True),  # an answer just taken: Alice lied again, Ben claims
+        ("ben", True),  # its answer
+        ("one two", True),  # Alice lied again; Ben claims
     ]
     assert recognizer.context.undoing is False  # Cara's turn: the table moved on

@@ -156,8 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--undoing",
         action="store_true",
-        help="listen as when an undo is likely (ListenContext.undoing: just after an undo, or "
-        'after an answer to "Who called?"): the listener makes undos on less evidence',
+        help="listen as when an undo is likely (ListenContext.undoing: just after an undo or a "
+        "call): the listener makes undos on less evidence",
     )
     parser.add_argument(
         "--out", default="chatter", help="the results' name in bench/speech (.md and .json)"

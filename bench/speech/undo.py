@@ -12,7 +12,7 @@ read early at once, a bare call after its wait, anything else at its final).
 
 Short non-game words in the same voices are heard too: a falsely heard undo costs the game
 a step as surely as a missed one. ``--undoing`` listens as when an undo is likely (just
-after one, or after an answer to "Who called?": ``ListenContext.undoing``).
+after one, or after a call: ``ListenContext.undoing``).
 
     nice -n 10 .venv/bin/python -m bench.speech.undo            # writes bench/speech/undo.md
     nice -n 10 .venv/bin/python -m bench.speech.undo --seeds 2 --no-chatter --out /tmp/u.md
@@ -241,8 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--undoing",
         action="store_true",
-        help="listen as when an undo is likely (ListenContext.undoing: after an undo or an "
-        'answer to "Who called?"; the listener then makes undos on less evidence)',
+        help="listen as when an undo is likely (ListenContext.undoing: after an undo or a "
+        "call; the listener then makes undos on less evidence)",
     )
     parser.add_argument("--out", type=Path, default=HERE / "undo.md")
     args = parser.parse_args(argv)

@@ -63,8 +63,8 @@ class ListenContext:
     any: one said alone is then the answer, not a word beside a call. ``taken_back``: claims
     (count, rank) the table undid at this turn: not heard that way again (see
     :func:`admit`). ``undoing``: an undo is likely now (the table has just taken a move back
-    here, or the referee has just acted on an answer to "Who called?", the least sure thing
-    it hears): a recognizer may hear one on less evidence.
+    here, or the referee has just acted on a call, its caller maybe misheard): a recognizer
+    may hear one on less evidence.
     """
 
     players: tuple[str, ...] = ()

@@ -185,7 +185,7 @@ MADE = frozenset({"claim", "call", "name", "command"})
 MAKE_COMMAND = 0.98
 MADE_COMMAND_MIN = 0.05
 #: ...but while an undo is likely (``ListenContext.undoing``: the table has just taken a move
-#: back here, or the referee has just acted on an answer to "Who called?"), an undo is made
+#: back here, or the referee has just acted on a call), an undo is made
 #: where the head gives a command at least ``UNDOING_COMMAND`` and, of commands, an undo at
 #: least ``UNDOING_UNDO``, the made phrase at least ``MADE_UNDO_MIN`` likely, where whisper's
 #: own reading was faint (under ``FAINT``). A misheard answer costs two undos (the verdict,
