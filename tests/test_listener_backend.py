@@ -361,6 +361,34 @@ def test_a_command_is_made_only_when_the_head_is_all_but_certain_and_the_decoder
 
 
 @pytest.mark.parametrize(
+    ("count_p", "taken_back", "read"),
+    [
+        (0.99, (), "two jacks"),  # the head sure of two: mended, acted on only whole
+        (0.8, (), "three jacks"),  # not sure enough: whisper's count stands
+        (0.99, ((2, "J"),), "three jacks"),  # two jacks taken back here: not mended to them
+    ],
+)
+def test_a_claims_count_the_head_is_sure_of_mends_whispers(backend, monkeypatch, count_p,
+                                                           taken_back, read):  # fmt: skip
+    """Under 15 dB babble Rob's "two jacks" and "two twos" and Marco's "two fives" were read
+    with three at their first pause and acted on; the head gave two 0.95-1.0 (bench/table,
+    strangers, 0f4d8e8)."""
+    from referee.speech.types import Hypothesis
+
+    ctx = ListenContext.for_rank_due("J", PLAYERS, intents=PHASE_INTENTS["play"])
+    backend.set_context(ctx)
+    reading = Hypothesis("three jacks", 0.5)
+    heard = _read_with(backend, monkeypatch, reading, {"claim": 1.0})
+    assert heard.text == "three jacks" and not heard.guessed  # the head: no count to go by
+    backend.head.out["count"][:] = (1.0 - count_p) / 3
+    backend.head.out["count"][1] = count_p  # two
+    backend.set_context(ListenContext.for_rank_due("J", PLAYERS, intents=PHASE_INTENTS["play"],
+                                                   taken_back=taken_back))  # fmt: skip
+    heard = backend.decode(_hum())
+    assert heard.text == read and heard.guessed is (read != "three jacks")
+
+
+@pytest.mark.parametrize(
     ("phase", "undoing", "command_p", "made_as", "likely", "made"),
     [
         ("play", True, 0.9, "undo", 0.02, True),

@@ -404,13 +404,8 @@ def test_each_claim_taken_teaches_the_voice_profile_its_players_voice(tmp_path):
     assert recognizer.learned == [("two aces", "Alice"), ("one two", "Ben")]
 
 
-def test_a_bare_call_asked_about_teaches_the_named_callers_voice(tmp_path):
-    # Alice claims; Ben's bare "cheat" is asked about ("Who called?") and answered "cheat
-    # ben": the voice of that bare call is Ben's, and his voiceprint learns it, as Alice's
-    # learns her claim
-    audio = table((7.0, 500, 0.5), (14.0, 1700, 0.5), (24.0, 300, 0.5), total=36.0)
-    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
-    recognizer = Learning()
+def _refereed(session: Session, recognizer: Recognizer, audio: np.ndarray) -> list[str]:
+    """What the referee says over ``audio``, its camera showing a lie at every reveal."""
     said: list[str] = []
     referee = LiveReferee(
         session,
@@ -422,6 +417,17 @@ def test_a_bare_call_asked_about_teaches_the_named_callers_voice(tmp_path):
     )
     referee.run()
     session.close()
+    return said
+
+
+def test_a_bare_call_asked_about_teaches_the_named_callers_voice(tmp_path):
+    # Alice claims; Ben's bare "cheat" is asked about ("Who called?") and answered "cheat
+    # ben": the voice of that bare call is Ben's, and his voiceprint learns it, as Alice's
+    # learns her claim
+    audio = table((7.0, 500, 0.5), (14.0, 1700, 0.5), (24.0, 300, 0.5), total=36.0)
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    recognizer = Learning()
+    said = _refereed(session, recognizer, audio)
     assert "Who called?" in said and "Ben calls cheat on Alice. Alice, turn the cards over." in said
     assert recognizer.learned == [("two aces", "Alice"), ("cheat", "Ben")]
 
@@ -502,17 +508,7 @@ def test_an_undo_is_listened_for_after_a_call_and_after_an_undo(tmp_path):
     session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
     backend = Expecting()
     recognizer = Recognizer(backend, context=ListenContext(players=session.players))
-    said: list[str] = []
-    referee = LiveReferee(
-        session,
-        recognizer,
-        ArraySource(audio),
-        camera=Camera(),
-        reader=SlowReader(LIED),
-        on_say=lambda a, at: said.append(a.text),
-    )
-    referee.run()
-    session.close()
+    said = _refereed(session, recognizer, audio)
     assert said.count("Undone.") == 3 and said.count("Who called?") == 3
     assert backend.undoing == [
         ("two aces", False),  # Alice claims
