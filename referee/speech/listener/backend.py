@@ -170,14 +170,13 @@ FAINT_CALL_MAX = 0.1
 #: a claim whisper read with one count, the head giving another legal count at least
 #: ``COUNT_SURE`` (and a claim most: the rank due said alone, "Three." with threes due, is
 #: one three, and a lone number three to the head), is read with the head's count,
-#: ``guessed`` (acted on only whole). Under
-#: 15 dB babble Marco's "two fives" and Rob's "two jacks" and "two twos" were read with
-#: three at their first pause and acted on (each undone and said again), the head giving two
-#: 0.95-1.0 (bench/table, strangers, 0f4d8e8). bench/speech/claim_counts.py (seeds 81 and
-#: 82, 480 claims clean to 10 dB babble, one run): claims right 464 -> 465, another claim 7 ->
-#: 5, one more heard as nothing; none read right before and mended wrong (without the guard
-#: for the rank said alone: 461 -> 466, 9 -> 4). Runs differ by a few claims (early readings
-#: follow the machine's clock)
+#: ``guessed`` (acted on only whole). Under 15 dB babble Marco's "two fives" and Rob's "two
+#: jacks" and "two twos" were read with three at their first pause and acted on (each
+#: undone and said again), the head giving two 0.95-1.0 (bench/table, strangers, 0f4d8e8).
+#: bench/speech/claim_counts.py (seeds 81 and 82, 480 claims clean to 10 dB babble, one
+#: run): claims right 464 -> 465, another claim 7 -> 5, one more heard as nothing; none read
+#: right before and mended wrong (without the guard for the rank said alone: 461 -> 466,
+#: 9 -> 4). Runs differ by a few claims (early readings follow the machine's clock)
 COUNT_MEND = True
 COUNT_SURE = 0.9
 #: weight of the head's log-posterior of a phrase's parts against the decoder's mean log-prob
@@ -198,10 +197,10 @@ MADE = frozenset({"claim", "call", "name", "command"})
 MAKE_COMMAND = 0.98
 MADE_COMMAND_MIN = 0.05
 #: ...but while an undo is likely (``ListenContext.undoing``: the table has just taken a move
-#: back here, or the referee has just acted on a call), an undo is made
-#: where the head gives a command at least ``UNDOING_COMMAND`` and, of commands, an undo at
-#: least ``UNDOING_UNDO``, the made phrase at least ``MADE_UNDO_MIN`` likely, where whisper's
-#: own reading was faint (under ``FAINT``). A misheard answer costs two undos (the verdict,
+#: back here, or the referee has just acted on a call), an undo is made where the head gives
+#: a command at least ``UNDOING_COMMAND`` and, of commands, an undo at least
+#: ``UNDOING_UNDO``, the made phrase at least ``MADE_UNDO_MIN`` likely, where whisper's own
+#: reading was faint (under ``FAINT``). A misheard answer costs two undos (the verdict,
 #: then the answer): under 15 dB babble, of six undos said for one, one was heard, and the
 #: game was given up (bench/table, strangers, 008f5b5); the head gave a command 0.89-0.99
 #: and an undo 1.0 for four of the five lost, whisper reading them at 0.09-0.21. Chatter's
