@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 from bench.speech.corpus import CONDITIONS, SynthCache, heard_in_turn
-from referee.game.cards import RANKS, rank_name
+from referee.game.cards import RANKS, describe_count
 from referee.speech.audio import ArraySource
-from referee.speech.vocab import NUMBER_WORDS, PHASE_INTENTS, ListenContext
+from referee.speech.vocab import PHASE_INTENTS, ListenContext
 
 HERE = Path(__file__).resolve().parent
 PLAYERS = ("Alice", "Ben", "Cara", "Dev")
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def claim(i: int, rng) -> tuple[str, str]:
         count, rank = rng.choice([1, 2, 2, 3, 3, 4]), rng.choice(RANKS)
-        return f"{count}:{rank}", f"{NUMBER_WORDS[count]} {rank_name(rank, count)}"
+        return f"{count}:{rank}", describe_count(count, rank)
 
     started = time.time()
     said = heard_in_turn(args.per_condition, args.seed, cache, claim)

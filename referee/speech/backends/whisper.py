@@ -115,6 +115,12 @@ def compatible(free: Intent, forced: Intent, near_tie: bool = False) -> bool:
     return free.type == "count" and forced.type == "claim" and forced.count == free.count
 
 
+def reading_confidence(score: float, result) -> float:
+    """How sure a reading of mean log-prob ``score`` is, the decoder's ``result`` holding the
+    chance that no one spoke: the confidence a reading is given."""
+    return math.exp(score) * (1.0 - result.no_speech_prob)
+
+
 def _log_softmax(result) -> np.ndarray:
     """The log-probabilities of a generation result's vocabulary logits, a row a step."""
     logits = np.asarray(result.logits[0], dtype=np.float64)
@@ -454,7 +460,7 @@ class WhisperBackend:
                 )
             ):
                 text, score, guessed = forced_text, forced_score, True
-        confidence = math.exp(score) * (1.0 - result.no_speech_prob)
+        confidence = reading_confidence(score, result)
         if confidence < self.min_confidence:
             return Hypothesis("")  # most often noise read as the prompt's words
         free = result if self.constrained and not guessed else None

@@ -51,10 +51,10 @@ from pathlib import Path
 
 import numpy as np
 
-from referee.game.cards import RANKS, rank_name
+from referee.game.cards import RANKS, describe_count
 from referee.intents import SEAT_WORDS, find_names, parse, player_name_key
 from referee.speech import vocab
-from referee.speech.backends.whisper import ConstrainedWhisperBackend
+from referee.speech.backends.whisper import ConstrainedWhisperBackend, reading_confidence
 from referee.speech.listener.labels import (
     CALL_WORDS,
     COMMANDS,
@@ -65,7 +65,7 @@ from referee.speech.listener.labels import (
     kept_frames,
 )
 from referee.speech.types import Hypothesis
-from referee.speech.vocab import NUMBER_WORDS, ListenContext, admit, interpret
+from referee.speech.vocab import ListenContext, admit, interpret
 
 MODEL = Path(__file__).resolve().parents[3] / "models" / "listener.onnx"
 #: the head's probability of "none" above which a reading whisper kept is dropped
@@ -486,8 +486,7 @@ class ListenerBackend(ConstrainedWhisperBackend):
         mended = replace(heard, count=count)
         if not admit(mended, self.ctx):
             return base, heard
-        text = f"{NUMBER_WORDS[count]} {rank_name(heard.rank, count)}"
-        return replace(base, text=text, guessed=True), mended
+        return replace(base, text=describe_count(count, heard.rank), guessed=True), mended
 
     def _undo_expected(self, sure: float, p: dict[str, np.ndarray]) -> bool:
         """Whether an undo is likely now and the head hears one (see ``UNDOING_COMMAND``)."""
@@ -502,10 +501,8 @@ class ListenerBackend(ConstrainedWhisperBackend):
     def _read_faintly(self) -> bool:
         """Whether whisper's free reading of the audio last read was faint (under ``FAINT``):
         words it read plainly are those words, whatever the head hears."""
-        result = self._last[2] if self._last is not None else None
-        if result is None:
-            return True
-        return math.exp(result.scores[0]) * (1.0 - result.no_speech_prob) < FAINT
+        result = self._last[2]
+        return reading_confidence(result.scores[0], result) < FAINT
 
     def _names_alike(self, read: str, made: str) -> bool:
         """Whether whisper's own reading ``read`` names one player by name, the one the made
