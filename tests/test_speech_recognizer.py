@@ -776,6 +776,43 @@ def test_words_read_as_nothing_just_after_a_name_are_read_with_it():
     assert [h.intent.to_dict() for h in heard] == [{"type": "name", "name": "Ben"}]
 
 
+class GuessedJoinBackend(FaintNameBackend):
+    """As :class:`FaintNameBackend`, but the name and the words after it read together are
+    a call the backend made where whisper read none (guessed)."""
+
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        if strong_pitches(audio, (4700, 5500)) == {4700, 5500}:
+            self.decoded.append(len(audio) / SAMPLE_RATE)
+            return Hypothesis("ben cheat", 0.2, guessed=True)
+        return super().decode(audio, final=final)
+
+
+@pytest.mark.parametrize("length", [0.16, 0.3])
+@pytest.mark.parametrize("backend", [FaintNameBackend, GuessedJoinBackend])
+def test_words_just_after_a_name_are_read_with_it_at_their_first_pause(backend, length):
+    """ "Rob, ... cheat!" with the comma longer than the gate's hangover was read only when
+    the call's own hangover ended, alone and then joined to the name: acted on 0.46-0.67 s
+    after the words in a 20 dB kitchen and 15 dB babble (bench/table, strangers). Read
+    joined at its first pause (however short the call word), Ben's call is known there;
+    made where whisper read none (guessed), the whole utterance decides, read joined first
+    (the call word is not read alone again)."""
+    rec = Recognizer(backend(), context=ListenContext(players=("Alice", "Ben")))
+    end = 1.75 + length
+    heard = list(rec.utterances(ArraySource(table((1.0, 4700, 0.3), (1.75, 5500, length)))))
+    calls = [h for h in heard if h.intent.type == "call"]
+    assert [(h.utterance.partial, h.intent.caller) for h in calls] == [
+        (True, "Ben"),
+        (False, "Ben"),
+    ]
+    assert calls[0].decided_at < end + 0.1  # the first pause: 60 ms after the words
+    assert calls[0].guessed == (backend is GuessedJoinBackend)
+    assert all(h.utterance.start == pytest.approx(1.0, abs=0.03) for h in calls)
+    joined = [d for d in rec.backend.decoded if d > 1.2]
+    assert len(joined) == 1  # the final reuses the pause's reading
+    after_name = rec.backend.decoded[1:]
+    assert all(d > 1.2 or d < 0.6 for d in after_name)  # nor alone at its end
+
+
 class LostNameBackend(FaintNameBackend):
     """Reads the words after a name (5900) alone as other words, and joined to the name as a
     call that names no one: under 10 dB babble espeak-ng's "Ben, cheat!" read "ben", then

@@ -44,7 +44,7 @@ CACHE = Path.home() / ".cache" / "referee-bench" / "espeak"
 
 
 def clips(n: int, seed: int, cache: corpus.SynthCache):
-    """(condition, text, caller, voice, audio) for ``n`` named calls."""
+    """(condition, text, caller, voice, audio, rank due, words' end) for ``n`` named calls."""
     rng, nrng = random.Random(seed), np.random.default_rng(seed)
     beds = corpus.load_noise_beds()
     for _ in range(n):
@@ -53,24 +53,27 @@ def clips(n: int, seed: int, cache: corpus.SynthCache):
         condition = rng.choice(CONDITIONS)
         voice = rng.choice(corpus.VOICES)
         speed, pitch = rng.choice(corpus.SPEEDS), rng.choice(corpus.PITCHES)
-        audio, _ = corpus.place(cache.get(text, voice, speed, pitch))
+        audio, end = corpus.place(cache.get(text, voice, speed, pitch))
         if condition.startswith("noise"):
             audio = corpus.mix(audio, beds[rng.choice(corpus.NOISE_BEDS)], 20, 0.1, nrng)
         elif condition.startswith("babble"):
             snr = int(condition.split()[1])
             bed = corpus.babble(cache, rng, len(audio) / 16000 + 1)
             audio = corpus.mix(audio, bed, snr, 0.1, nrng)
-        yield condition, text, corpus.PLAYERS[seat], voice, audio, rng.choice(RANKS)
+        yield condition, text, corpus.PLAYERS[seat], voice, audio, rng.choice(RANKS), end
 
 
-def acted_on(heard) -> tuple[str | None, bool]:
-    """The call the referee acts on: (its caller or None, whether any call was heard)."""
+def acted_on(heard) -> tuple[str | None, bool, float | None]:
+    """The call the referee acts on: (its caller or None, whether any call was heard, when
+    it was known in audio time)."""
     calls = [h for h in heard if h.intent.type == "call"]
     early = next((h for h in calls if acted_on_early(h)), None)
     if early is not None:
-        return early.intent.caller, True
+        return early.intent.caller, True, early.decided_at
     finals = [h for h in calls if not h.utterance.partial]
-    return (finals[-1].intent.caller, True) if finals else (None, False)
+    if not finals:
+        return None, False, None
+    return finals[-1].intent.caller, True, finals[-1].decided_at
 
 
 def bucket(confidence: float) -> str:
@@ -101,11 +104,14 @@ def run(n: int, seed: int) -> dict:
     each: list[dict] = []
     wrong = []
     cache = corpus.SynthCache(CACHE)
-    for i, (condition, text, caller, voice, audio, rank) in enumerate(clips(n, seed, cache)):
+    latency: dict[str, list[float]] = {c: [] for c in CONDITIONS}
+    for i, (condition, text, caller, voice, audio, rank, end) in enumerate(clips(n, seed, cache)):
         recognizer.set_context(ListenContext.for_phase("play", corpus.PLAYERS, legal_ranks=(rank,)))
         margins.clear()
         heard = list(recognizer.utterances(ArraySource(audio)))
-        credited, any_call = acted_on(heard)
+        credited, any_call, known_at = acted_on(heard)
+        if credited is not None and known_at is not None:
+            latency[condition].append(round(known_at - end, 3))
         outcome = (
             "unheard" if not any_call
             else "bare" if credited is None
@@ -128,6 +134,7 @@ def run(n: int, seed: int) -> dict:
             print(f"  {i + 1}/{n}", file=sys.stderr, flush=True)
     return {
         "outcomes": {c: dict(v) for c, v in outcomes.items()},
+        "latency": latency,
         "made_by_confidence": dict(sorted(made.items())),
         "made_by_margin": dict(sorted(by_margin.items())),
         "made": each,
@@ -149,6 +156,18 @@ def report(results: dict, meta: dict) -> str:
         cells = [f"{c.get(k, 0)} ({100 * c.get(k, 0) / max(total, 1):.0f}%)"
                  for k in ("right", "wrong", "bare", "unheard")]  # fmt: skip
         lines.append(f"| {condition} | {total} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "A named call acted on, known after its words end (seconds, audio time, decoding on "
+        "this machine included, as bench/speech's latency; p50 / p95 / max):",
+        "",
+        "| condition | n | p50 | p95 | max |",
+        "|---|---|---|---|---|",
+    ]
+    for condition, xs in results["latency"].items():
+        if xs:
+            p50, p95 = np.percentile(xs, 50), np.percentile(xs, 95)
+            lines.append(f"| {condition} | {len(xs)} | {p50:.2f} | {p95:.2f} | {max(xs):.2f} |")
     lines += ["", "Made (guessed) named calls, whole readings, by confidence:", ""]
     lines += [f"- {k}: {v}" for k, v in results["made_by_confidence"].items()]
     lines += ["", "The same by margin (over the likeliest naming another caller):", ""]
@@ -165,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--named-min", type=float, default=None,
                         help="override the listener's NAMED_MIN (0: never made bare)")  # fmt: skip
+    parser.add_argument("--without", action="append", default=[], metavar="RULE",
+                        help="turn off a rule of the recognizer (e.g. NAMED_AT_PAUSE)")  # fmt: skip
     parser.add_argument("--out", type=Path, help="write named[-NAME].md/.json here")
     parser.add_argument("--name", default="", help="suffix of the report's file name")
     args = parser.parse_args(argv)
@@ -172,6 +193,12 @@ def main(argv: list[str] | None = None) -> int:
         from referee.speech.listener import backend
 
         backend.NAMED_MIN = args.named_min
+    from referee.speech import recognizer
+
+    for rule in args.without:
+        if not isinstance(getattr(recognizer, rule, None), bool):
+            parser.error(f"{rule} is not one of the recognizer's rules")
+        setattr(recognizer, rule, False)
     results = run(args.clips, args.seed)
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                          text=True, cwd=Path(__file__).parent).stdout.strip()  # fmt: skip
