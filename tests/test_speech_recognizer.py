@@ -897,6 +897,10 @@ class FaintClaimBackend(ToneBackend):
     (15, 0.6, True),   # read plainly: a soft player's claim stands
     (6, 0.2, True),    # a faint reading of words near the table's level stands
     (15, None, True),  # a backend that gives no confidence (pocketsphinx) is never faint
+    (19, 0.35, False), # far under the table, read less than plainly: the room's
+    (19, None, True),
+    (13, 0.35, True),  # less than plainly, but not so far under: a soft player's
+    (19, 0.6, True),   # far under, read plainly: stands
 ])  # fmt: skip
 def test_a_faint_reading_of_words_well_under_the_tables_is_the_rooms(under_db, confidence, taken):
     audio = table((1.0, 2700, 0.6), total=4.0)  # "two twos", said at the table

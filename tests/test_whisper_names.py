@@ -87,7 +87,9 @@ def test_sure_of_a_name_only_when_no_other_is_near(backend, monkeypatch):
 
 
 STRANGERS = ("Marco", "Nadia", "Rob", "Yuki")
-NADIAS = [("en-us", 165, 70), ("en-029", 140, 30), ("en-gb-x-gbclan", 140, 70)]
+#: not ("en-us", 165, 70): on some CPUs int8 decoding reads it "no" (2026-12-07: "nadia" on
+#: one 2-core machine, "no" on the next, an AMD EPYC with AVX-512 VNNI)
+NADIAS = [("en-029", 140, 30), ("en-gb-x-gbclan", 140, 70)]
 
 
 @pytest.fixture(scope="module")

@@ -77,6 +77,14 @@ WORD_MIN_S = 0.1
 #: A plain reading stands however soft (a player far from the laptop)
 ROOM_DROP_DB = 12.0
 FAINT_ROOM = 0.3
+#: ...and words this far under the table's stand only when read plainly (``FAINT_DEEP``):
+#: the further under the players' words, the surer the reading must be. Under 15 dB babble
+#: Yuki's answer to "Who called?" went unheard and the babble 2 s later, read "okay nadia"
+#: (0.32) and 16.2 dB under the table's words, was taken as the answer: Nadia credited
+#: with Yuki's call, two undos (bench/table, strangers, ae8228e). Of everything heard in
+#: those six games nothing else stood even 6 dB under the words before it
+ROOM_DEEP_DB = 15.0
+FAINT_DEEP = 0.5
 TABLE_WORDS_KEPT = 5
 #: a call, a name, a pass or a command read from words over the voice gate for less than
 #: this (onset to end) is the room's: a blip of babble, read with the quiet around it. Of
@@ -642,24 +650,36 @@ class Recognizer:
             return None  # see WORD_MIN_S
         if intent.type in SHORT_SOUND_TYPES and _blip(segment):
             return None  # see SOUND_MIN_S
-        faint = hypothesis.confidence is not None and hypothesis.confidence < FAINT_ROOM
-        if faint and self._under_the_table(segment):
+        if self._the_rooms(segment, hypothesis.confidence):
             return None  # see ROOM_DROP_DB
         utterance = Utterance(
             segment.start, segment.end, hypothesis.text, hypothesis.confidence, partial
         )
         return Heard(utterance, intent, decided_at=self.busy_until, guessed=hypothesis.guessed)
 
-    def _under_the_table(self, segment: Segment) -> bool:
-        """Whether the words of ``segment`` stay ``ROOM_DROP_DB`` under the table's."""
-        if not self._table_db:
+    def _the_rooms(self, segment: Segment, confidence: float | None) -> bool:
+        """Whether words read with ``confidence`` are the room's, not a player's: read
+        faintly well under the table's words (``ROOM_DROP_DB``), or less than plainly far
+        under them (``ROOM_DEEP_DB``). A backend that gives no confidence is never faint."""
+        if confidence is None or confidence >= max(FAINT_ROOM, FAINT_DEEP):
             return False
+        under = self._under_the_table(segment)
+        if under is None:
+            return False
+        faint_below = FAINT_DEEP if under > ROOM_DEEP_DB else FAINT_ROOM
+        return under > ROOM_DROP_DB and confidence < faint_below
+
+    def _under_the_table(self, segment: Segment) -> float | None:
+        """How many dB the loudest 20 ms of ``segment`` stay under the table's words (None:
+        nothing has set the table's level yet)."""
+        if not self._table_db:
+            return None
         frames = len(segment.audio) // FRAME
         if frames == 0:
-            return False
+            return None
         power = np.mean(segment.audio[: frames * FRAME].reshape(frames, FRAME) ** 2, axis=1)
         peak = 10 * np.log10(float(power.max()) + 1e-12)
-        return peak < float(np.median(self._table_db)) - ROOM_DROP_DB
+        return float(np.median(self._table_db)) - peak
 
     def utterances(self, source: Iterable[Chunk]) -> Iterator[Heard]:
         """Everything legal said in ``source``, as soon as it is known.
