@@ -376,8 +376,10 @@ def test_an_unsettled_early_reading_followed_by_more_words_is_read_whole():
     # the same mended word, then more words: the final reads all of it, not the early audio
     rec = recognizer()
     finals(rec, table((1.0, 1900, 0.64), (1.74, 1300, 0.4)))
-    assert rec.backend.finals[-1] is True
-    assert rec.backend.decoded[-1] > max(rec.backend.decoded[:-1])
+    decoded = rec.backend.decoded
+    whole = decoded.index(max(decoded))  # (a bare call the head made is then read again
+    assert rec.backend.finals[whole]  # from its loudest words: STRETCH_GUESSED_BARE)
+    assert decoded[whole] > max(decoded[:whole])
 
 
 def test_a_name_then_a_call_is_known_as_a_named_call_before_the_call_ends():
@@ -447,6 +449,30 @@ def test_a_command_standing_out_of_babble_is_read_from_its_own_stretch():
     assert finals(rec, babble_table(0.05)) == []
     backend = rec.backend
     assert all(s > 4.0 for s, final in zip(backend.decoded, backend.finals, strict=True) if final)
+
+
+class HeadMadeBareBackend(ToneBackend):
+    """Reads a long utterance whole as a bare call only the head heard ("cheat", 0.03,
+    guessed), as whisper-constrained read Rob's "Rob, cheat!" at the end of a second of
+    babble; shorter audio as the tones say."""
+
+    def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        if len(audio) > 4.0 * SAMPLE_RATE:
+            super().decode(audio, final=final)
+            return Hypothesis("cheat", 0.03, guessed=True)
+        return super().decode(audio, final=final)
+
+
+@pytest.mark.parametrize("pitch, caller", [(1300, "Alice"), (300, None), (500, None)])
+def test_a_bare_call_only_the_head_heard_is_read_again_from_its_loudest_words(pitch, caller):
+    """A call naming its caller there is taken, stamped with the words' onset; the bare call
+    stands when they say no more than it (a bare call, or a claim)."""
+    rec = Recognizer(HeadMadeBareBackend(), context=ListenContext(players=("Alice", "Ben")))
+    heard = finals(rec, babble_table(0.2, pitch=pitch))
+    assert [h.intent.to_dict() for h in heard] == [{"type": "call", "caller": caller}]
+    assert rec.backend.decoded[-1] == pytest.approx(0.68)  # the words were read alone
+    if caller is not None:
+        assert heard[0].utterance.start == pytest.approx(3.0, abs=0.03)
 
 
 def strong_pitches(audio: np.ndarray, pitches) -> set[int]:
