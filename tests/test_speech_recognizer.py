@@ -457,10 +457,10 @@ class HeadMadeBareBackend(ToneBackend):
     babble; shorter audio as the tones say."""
 
     def decode(self, audio: np.ndarray, *, final: bool = True) -> Hypothesis:
+        hypothesis = super().decode(audio, final=final)
         if len(audio) > 4.0 * SAMPLE_RATE:
-            super().decode(audio, final=final)
             return Hypothesis("cheat", 0.03, guessed=True)
-        return super().decode(audio, final=final)
+        return hypothesis
 
 
 @pytest.mark.parametrize("pitch, caller", [(1300, "Alice"), (300, None), (500, None)])

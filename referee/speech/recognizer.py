@@ -481,9 +481,9 @@ class Recognizer:
             )
         bare = heard is not None and heard.intent.type == "call" and heard.intent.caller is None
         if bare and heard.guessed and STRETCH_GUESSED_BARE:
-            named = self._named_in_stretch(segment)
-            if named is not None:
-                return named
+            words = self._loudest_words(segment)
+            if words is not None and words.intent.type == "call" and words.intent.caller:
+                return words
         if bare and read == "nothing":
             named = self._rejoined(previous, segment, partial=False)
             if named is not None:
@@ -500,28 +500,23 @@ class Recognizer:
                 return named  # "Rob, ... cheat!", the call alone read as nothing (or guessed)
         if heard is not None and heard.intent.type == "name":
             self._last_read, self._last_name = "name", heard.intent.name
-        if heard is None and segment.end - segment.start >= LONG_UTTERANCE_S:
-            stretch = loudest_stretch(segment.audio)
-            if stretch is not None:
-                words = self._decide(segment.stretch(*stretch), partial=False)
-                if words is not None and _from_stretch(words.intent):
-                    return words
+        if heard is None:
+            words = self._loudest_words(segment)
+            if words is not None and _from_stretch(words.intent):
+                return words
         if heard is None:
             self._last_read = "nothing"
         return heard
 
-    def _named_in_stretch(self, segment: Segment) -> Heard | None:
-        """A call naming its caller read from the loudest words of a long ``segment``
-        (``STRETCH_GUESSED_BARE``), or None."""
+    def _loudest_words(self, segment: Segment) -> Heard | None:
+        """What the loudest words of ``segment`` say alone, if legal now; None when it is
+        shorter than ``LONG_UTTERANCE_S`` or no words stand out of it."""
         if segment.end - segment.start < LONG_UTTERANCE_S:
             return None
         stretch = loudest_stretch(segment.audio)
         if stretch is None:
             return None
-        words = self._decide(segment.stretch(*stretch), partial=False)
-        if words is None or words.intent.type != "call" or words.intent.caller is None:
-            return None
-        return words
+        return self._decide(segment.stretch(*stretch), partial=False)
 
     def _rejoined(
         self, first: Segment | None, segment: Segment, partial: bool, after_name: bool = False
