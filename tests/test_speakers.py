@@ -371,6 +371,37 @@ def test_play_with_voices_credits_a_bare_call_to_its_voice(recordings, tmp_path,
 
 
 @needs_espeak
+def test_play_without_voices_learns_them_from_the_claims(tmp_path, capsys):
+    """No profile: once each player's claims have taught the referee their voice, a bare
+    call is credited to its caller's voice; with --no-learn-voices it is asked about."""
+    ranks = ("aces", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
+             "tens")  # fmt: skip
+    order = ("Alice", "Ben", "Cara")
+    parts = [quiet(6.0)]
+    for turn, rank in enumerate(ranks):
+        parts += [say(order[turn % 3], f"two {rank}"), quiet(6.0)]
+    parts += [say("Ben", "cheat!"), quiet(6.0)]
+    wav = write_wav(tmp_path / "game.wav", np.concatenate(parts))
+    runs = {}
+    for flags in ([], ["--no-learn-voices"]):
+        args = ["play", "--players", ",".join(order), "--audio", str(wav), "--no-camera",
+                "--no-window", "--tts-out", str(tmp_path / "tts.wav"), "--json",
+                "--journal", str(tmp_path / f"j{len(flags)}.jsonl"),
+                "--db", str(tmp_path / f"s{len(flags)}.db"), *flags]  # fmt: skip
+        capsys.readouterr()
+        assert main(args) == 0
+        said = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        runs[bool(flags)] = [s.get("kind") for s in said], said
+    kinds, said = runs[False]
+    assert kinds.count("claim") == len(ranks)
+    assert "who_called" not in kinds
+    call = said[kinds.index("call")]
+    assert (call["caller"], call["claimer"]) == ("Ben", "Alice")
+    kinds, _ = runs[True]
+    assert kinds.count("claim") == len(ranks) and "who_called" in kinds
+
+
+@needs_espeak
 def test_calibrate_voices_from_the_microphone_prompts_each_player(tmp_path, capsys, monkeypatch):
     from referee.speech import audio as audio_module
 
@@ -437,6 +468,28 @@ def test_a_voiceprint_learns_its_players_claims_and_not_another_voice(recordings
     for _ in range(speakers.LEARNED_MAX + 3):
         profile.learn("Alice", profile.voice_of(calls[0]))
     assert len(profile.players[0].learned) == speakers.LEARNED_MAX
+
+
+@needs_espeak
+def test_a_table_that_enrolled_no_one_comes_to_know_its_voices_from_their_claims():
+    """Without ``calibrate voices`` the referee still learns each player's voice from the
+    claims taken in their turns; it names no one by voice until every player's voiceprint
+    holds ``HEARD_MIN`` claims, and then a bare call in a known voice is theirs."""
+    profile = speakers.SpeakerProfile.heard_in_play(list(VOICES))
+    calls = {p: say(p, "cheat!") for p in VOICES}
+    claims = ("two aces", "three kings", "one queen", "four tens")
+    assert profile.heard_only and not profile.ready
+    assert profile.identify(calls["Ben"]) == (None, 0.0)
+    for claim in claims[: speakers.HEARD_MIN]:
+        for player in VOICES:
+            assert profile.identify(calls[player])[0] is None  # not every voice known yet
+            assert profile.learn(player, profile.voice_of(say(player, claim, 170)))
+    assert profile.ready
+    assert [profile.identify(calls[p])[0] for p in VOICES] == list(VOICES)
+    # a claim said for Alice in Ben's voice is not learned as hers
+    assert not profile.learn("Alice", profile.voice_of(say("Ben", claims[-1])))
+    assert len(profile.players[0].learned) == speakers.HEARD_MIN
+    assert profile.decision == speakers.decision_for(3, heard_only=True)
 
 
 def test_the_voice_space_hears_less_of_what_varies_within_one_voice():

@@ -270,6 +270,37 @@ def learned_similarities(enroll, samples: int, calls, voices, claims, claim_voic
     return profile, rows
 
 
+#: claims per player a table that enrolled no voices has heard when its calls are scored
+#: (:meth:`referee.speech.speakers.SpeakerProfile.heard_in_play`)
+HEARD = (3, 6)
+#: ...its threshold and margin are chosen on these draws, naming at most this share wrong:
+#: chosen on seed 5 alone at 2%, the 8-player table named 3-6% wrong on the scored draws
+HEARD_TUNING_SEEDS = (5, 10, 11)
+MAX_WRONG_HEARD = 0.01
+
+
+def heard_similarities(calls, voices, claims, claim_voices, roster, per_player: int):
+    """As :func:`learned_similarities` for a table that enrolled no one: each voiceprint
+    is made of the first ``per_player`` of its player's claims said in the calls'
+    condition, learned as the referee learns them in play."""
+    profile, rows = None, []
+    for condition in ("clean", "babble 10 dB"):
+        prof = speakers.SpeakerProfile.heard_in_play(roster)
+        offered = dict.fromkeys(roster, 0)
+        for claim, row in zip(claims, claim_voices, strict=True):
+            voice = row[LEARN_CUT]
+            if claim.player not in roster or claim.condition != condition or voice is None:
+                continue
+            if offered[claim.player] < per_player:
+                offered[claim.player] += 1
+                prof.learn(claim.player, voice)
+        if not prof.ready:
+            raise SystemExit(f"--claims too few to make every voiceprint ({per_player} each)")
+        rows += call_rows(prof, calls, voices, roster, condition)
+        profile = profile or prof
+    return profile, rows
+
+
 def score(profile, rows, threshold: float, margin: float):
     """{(condition, cut): [right, wrong, unsure, n]} for enrolled callers, and strangers'
     {(condition, cut): [credited, n]}."""
@@ -312,7 +343,9 @@ def table_rows(head: dict, res: dict, top1: dict) -> list[dict]:
 MAX_WRONG = 0.02
 
 
-def choose(tuning, cut: str = "segment core") -> tuple[float, float, float]:
+def choose(
+    tuning, cut: str = "segment core", max_wrong: float | None = None
+) -> tuple[float, float, float]:
     """The threshold and margin that name the most callers right on the live cut (averaged
     over tables and conditions) while naming at most ``MAX_WRONG`` of them wrong; among
     equals the strictest. Voices never enrolled are only reported: every caller at the
@@ -326,7 +359,8 @@ def choose(tuning, cut: str = "segment core") -> tuple[float, float, float]:
                 for (_, c), (r, w, _, n) in res.items():
                     if c == cut:
                         right, wrong, count = right + r / n, wrong + w / n, count + 1
-            if wrong / count <= MAX_WRONG and right / count >= best[0] - 1e-9:
+            bar = MAX_WRONG if max_wrong is None else max_wrong
+            if wrong / count <= bar and right / count >= best[0] - 1e-9:
                 best = (right / count, round(float(threshold), 2), round(float(margin), 2))
     return best[1], best[2], best[0]
 
@@ -347,6 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flat", action="store_true",
                         help="compare voices in the embedding as it is, not in the voice space "
                         "(as before 2026-12-06); writes voices-flat.md/.json")  # fmt: skip
+    parser.add_argument("--no-heard", dest="heard", action="store_false",
+                        help="leave out the tables that enrolled no one (voiceprints made of "
+                        "claims heard in play alone)")  # fmt: skip
     args = parser.parse_args(argv)
     scored = [int(s) for s in args.score_seeds.split(",")]
     if args.flat:  # and the real voices decided as they were then
@@ -361,7 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     rosters = {4: [p[0] for p in PLAYERS[:4]], 8: [p[0] for p in PLAYERS]}
     runs = {}
     all_times: list[float] = []
-    for seed in (5, *scored):
+    tuning_only = [s for s in HEARD_TUNING_SEEDS if s not in (5, *scored)] if args.heard else []
+    for seed in (5, *scored, *tuning_only):
         enroll, calls = draw(speaker, seed, args.calls)
         voices, times = embed_calls(calls)
         all_times += times
@@ -370,6 +408,12 @@ def main(argv: list[str] | None = None) -> int:
         asked = draw_claims(speaker, seed, args.asked, CALLS, 2) if args.asked else []
         asked_voices, _ = embed_calls(asked)
         for size, roster in rosters.items():
+            for k in heard_counts(args):
+                runs[(seed, size, heard_label(k))] = heard_similarities(
+                    calls, voices, claims, claim_voices, roster, k
+                )
+            if seed in tuning_only:
+                continue
             for samples in (3, 6):
                 runs[(seed, size, samples)] = similarities(enroll, samples, calls, voices, roster)
             for label, taught, taught_voices in learned_rows(
@@ -378,19 +422,28 @@ def main(argv: list[str] | None = None) -> int:
                 runs[(seed, size, label)] = learned_similarities(
                     enroll, 3, calls, voices, taught, taught_voices, roster
                 )
-    decision = {}
+    decision, decision_heard = {}, {}
+    heard = [heard_label(k) for k in heard_counts(args)]
     for size in rosters:  # chosen for each table size on seed 5
         decision[size] = choose(
             [v for k, v in runs.items() if k[0] == 5 and k[1] == size and k[2] in (3, 6)]
         )[:2]
-    report = {"decision": decision, "scored": scored, "rows": [], "strangers": [], "real": []}
+        if heard:
+            decision_heard[size] = choose(
+                [v for k, v in runs.items()
+                 if k[0] in HEARD_TUNING_SEEDS and k[1] == size and k[2] in heard],
+                max_wrong=MAX_WRONG_HEARD,
+            )[:2]  # fmt: skip
+    report = {"decision": decision, "decision_heard": decision_heard, "scored": scored,
+              "rows": [], "strangers": [], "real": []}  # fmt: skip
     learned = [label for label, _, _ in learned_rows(args, [], [], [], [])]
     for size in rosters:
-        for samples in (3, 6, *learned):
+        for samples in (3, 6, *learned, *heard):
             pooled = [runs[(seed, size, samples)] for seed in scored]
             res, strange, top1 = {}, {}, {}
+            chosen = decision_heard[size] if samples in heard else decision[size]
             for profile, rows in pooled:
-                r, s = score(profile, rows, *decision[size])
+                r, s = score(profile, rows, *chosen)
                 _add(res, r), _add(strange, s), _add(top1, nearest_right(profile, rows))
             head = {"players": size, "samples": samples}
             report["rows"] += table_rows(head, res, top1)
@@ -418,6 +471,15 @@ def main(argv: list[str] | None = None) -> int:
     write_markdown(report, args)
     print((HERE / f"{report_name(args)}.md").read_text())
     return 0
+
+
+def heard_counts(args) -> tuple[int, ...]:
+    """The claims per player the heard-only rows learn (as many as ``--claims`` draws)."""
+    return tuple(k for k in HEARD if k <= args.claims) if args.heard else ()
+
+
+def heard_label(k: int) -> str:
+    return f"none, {k} claims heard"
 
 
 def report_name(args) -> str:
@@ -450,6 +512,7 @@ def write_markdown(report: dict, args) -> None:
         + (f" --score-seeds {args.score_seeds}" if args.score_seeds != "6,7,8,9" else "")
         + (f" --claims {args.claims}" if args.claims != 6 else "")
         + (f" --asked {args.asked}" if args.asked != 4 else "")
+        + ("" if args.heard else " --no-heard")
         + "`",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {report['machine']} "
@@ -490,7 +553,22 @@ def write_markdown(report: dict, args) -> None:
             f"**{n} players: threshold {t}, margin {m}**"
             for n, (t, m) in report["decision"].items()
         )
-        + " (`referee.speech.speakers.DECISION_BY_PLAYERS`). Embedding one call: "
+        + " (`referee.speech.speakers.DECISION_BY_PLAYERS`). "
+        + (
+            "`none, K claims heard`: no one enrolled; each voiceprint is made of the first K "
+            "of the player's claims said in the calls' condition, learned as in play "
+            "(`SpeakerProfile.heard_in_play`); its own threshold and margin chosen over those "
+            f"rows on seeds {', '.join(map(str, HEARD_TUNING_SEEDS))}, naming at most "
+            f"{MAX_WRONG_HEARD:.0%} wrong: "
+            + ", ".join(
+                f"**{n} players: threshold {t}, margin {m}**"
+                for n, (t, m) in report["decision_heard"].items()
+            )
+            + " (`DECISION_HEARD_BY_PLAYERS`). "
+            if report.get("decision_heard")
+            else ""
+        )
+        + "Embedding one call: "
         f"{report['embed_ms']['p50']} ms median, "
         f"{report['embed_ms']['p95']} ms p95 (onnxruntime, one thread).",
         "",

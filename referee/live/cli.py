@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--voices", metavar="NAME",
                         help="a voice profile (calibrate voices): a bare call is credited to "
                         "its caller's voice")  # fmt: skip
+    parser.add_argument("--no-learn-voices", dest="learn_voices", action="store_false",
+                        help="without --voices: do not come to know the players' voices "
+                        "from their claims (a bare call is then always asked about)")  # fmt: skip
     parser.add_argument("--db", help="score database (default: user data dir or REFEREE_DB)")
     parser.add_argument("--resume", action="store_true", help="continue the game in the journal")
     parser.add_argument("--list", action="store_true",
@@ -153,6 +156,13 @@ def warn_about_names(recognizer: Any, players: Sequence[str]) -> None:
     if espeak_available():
         for line in warnings(confusable_names(recognizer, players), players):
             warn(line)
+
+
+def _voiced(args: argparse.Namespace, voices: Any) -> Any:
+    """The recognizer saying each utterance's speaker by ``voices`` (a SpeakerProfile)."""
+    from referee.speech.speakers import voiced
+
+    return voiced(make_recognizer(args), voices)
 
 
 def make_audio(
@@ -368,11 +378,15 @@ def run(args: argparse.Namespace) -> int:
     # the names check, slowest of all, after them
     voices = None
     if args.voices:  # a bare "Cheat!" is credited to its voice (Heard.speaker)
-        from referee.speech.speakers import for_table, voiced
+        from referee.speech.speakers import for_table
 
         voices = for_table(args.voices, session.state.players, warn=warn)
+    elif getattr(args, "learn_voices", True):  # ...once the claims have taught the voices
+        from referee.speech.speakers import SpeakerProfile
+
+        voices = SpeakerProfile.heard_in_play(session.state.players)
     recognizer = Loading(
-        lambda: make_recognizer(args) if voices is None else voiced(make_recognizer(args), voices),
+        lambda: make_recognizer(args) if voices is None else _voiced(args, voices),
         "recognizer",
         start=False,
     )

@@ -80,11 +80,23 @@ LEARNED_MAX = 24
 #: not the voices, came to fill the voiceprints. Capped at 1: 6 claims 71%, 16 claims 68%
 #: (bench/speech/voices.py --claims)
 LEARNED_SHARE = 1.0
+#: a table that enrolled no voices (:meth:`SpeakerProfile.heard_in_play`) names no one by
+#: voice until every player's voiceprint has learned this many of their claims
+HEARD_MIN = 3
+#: ...and then with its own least score and margin, by the number of players as
+#: ``DECISION_BY_PLAYERS``: a voiceprint made of a few claims alone knows the claims' words
+#: as well as the voice, and a call says other words. Chosen on synthetic tables
+#: (bench/speech/voices.md, at most 1% named wrong on the draws it was chosen on): after 3-6
+#: claims each, 4 players' bare calls named right 80-97% clean and 62-66% under 10 dB
+#: babble, wrong 0-2.3%; 8 players' 50-53% and 27-30%, wrong 0.8-2%
+DECISION_HEARD_BY_PLAYERS = {4: (0.22, 0.1), 8: (0.24, 0.17)}
 
 
-def decision_for(players: int) -> tuple[float, float]:
-    """(threshold, margin) for a table of ``players`` (see ``DECISION_BY_PLAYERS``)."""
-    (lo, (t0, m0)), (hi, (t1, m1)) = sorted(DECISION_BY_PLAYERS.items())
+def decision_for(players: int, heard_only: bool = False) -> tuple[float, float]:
+    """(threshold, margin) for a table of ``players`` (see ``DECISION_BY_PLAYERS``;
+    ``heard_only``: voices learned in play alone, ``DECISION_HEARD_BY_PLAYERS``)."""
+    table = DECISION_HEARD_BY_PLAYERS if heard_only else DECISION_BY_PLAYERS
+    (lo, (t0, m0)), (hi, (t1, m1)) = sorted(table.items())
     w = min(1.0, max(0.0, (players - lo) / (hi - lo)))
     return round(t0 + w * (t1 - t0), 3), round(m0 + w * (m1 - m0), 3)
 
@@ -262,16 +274,19 @@ def table_scores(prints: np.ndarray, voice: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Player:
-    """One enrolled player: their voiceprint and what they said to make it."""
+    """One enrolled player: their voiceprint and what they said to make it (None and
+    nothing for a player known only by what they say in play, ``heard_only``)."""
 
     name: str
-    voiceprint: np.ndarray
+    voiceprint: np.ndarray | None
     samples: list[np.ndarray] = field(default_factory=list)
     embeddings: list[np.ndarray] = field(default_factory=list)
     #: voices learned in play (their claims, :meth:`SpeakerProfile.learn`), never saved; the
     #: enrolled voiceprint is kept in ``enrolled`` once there are any
     learned: deque[np.ndarray] = field(default_factory=lambda: deque(maxlen=LEARNED_MAX))
     enrolled: np.ndarray | None = None
+    #: never enrolled: the voiceprint is the voices learned alone
+    heard_only: bool = False
 
 
 @dataclass
@@ -296,6 +311,27 @@ class SpeakerProfile:
             players.append(Player(player, _unit(np.mean(embs, axis=0)), list(clips), embs))
         return cls(name, players, source=source, created=now())
 
+    @classmethod
+    def heard_in_play(cls, players: Iterable[str]) -> SpeakerProfile:
+        """A profile for a table that enrolled no voices: each player's voiceprint is made
+        of their claims taken in play (:meth:`learn`), said in the room of the evening, and
+        no one is named by voice until every player's has ``HEARD_MIN`` of them. Never
+        saved: the voices of tonight's room are tonight's."""
+        players = [Player(p, None, heard_only=True) for p in players]
+        return cls("heard in play", players, source="claims taken in play", created=now())
+
+    @property
+    def heard_only(self) -> bool:
+        return any(p.heard_only for p in self.players)
+
+    @property
+    def ready(self) -> bool:
+        """Whether every player has a voiceprint to be told by."""
+        return all(
+            p.voiceprint is not None and (not p.heard_only or len(p.learned) >= HEARD_MIN)
+            for p in self.players
+        )
+
     @property
     def names(self) -> list[str]:
         return [p.name for p in self.players]
@@ -308,7 +344,7 @@ class SpeakerProfile:
     @property
     def decision(self) -> tuple[float, float]:
         """(threshold, margin) in use: the profile's own, else by the table's size."""
-        auto = decision_for(len(self.players))
+        auto = decision_for(len(self.players), self.heard_only)
         return (
             auto[0] if self.threshold is None else self.threshold,
             auto[1] if self.margin is None else self.margin,
@@ -333,7 +369,9 @@ class SpeakerProfile:
 
     def whose(self, voice: np.ndarray | None) -> tuple[str | None, float]:
         """:meth:`identify` of a voice already embedded (None: too little to tell)."""
-        return (None, 0.0) if voice is None else self.decide(self.similarities(voice))
+        if voice is None or not self.ready:
+            return None, 0.0
+        return self.decide(self.similarities(voice))
 
     def voice_of(self, samples: np.ndarray, rate: int = SAMPLE_RATE) -> np.ndarray | None:
         """The voice (unit embedding) of ``samples``; None when too short to tell."""
@@ -355,6 +393,10 @@ class SpeakerProfile:
         sure, _ = self.whose(voice)
         if sure is not None and sure != name:
             return False
+        if player.heard_only:
+            player.learned.append(_unit(voice))
+            player.voiceprint = _unit(np.sum(list(player.learned), axis=0))
+            return True
         if player.enrolled is None:
             player.enrolled = player.voiceprint
         player.learned.append(_unit(voice))
