@@ -255,6 +255,23 @@ def test_voiced_recognizer_says_who_called_through_the_push_interface(profile):
 
 
 @needs_espeak
+def test_a_voice_that_cannot_be_told_leaves_the_ears_hearing(profile, monkeypatch, capsys):
+    """The voice encoder failing mid-game (say, the onnxruntime session breaking) costs the
+    speaker, once said, never the words heard."""
+    audio = np.concatenate([quiet(0.5), say("Cara", "I doubt it"), quiet(0.5)])
+    rec = speakers.VoicedRecognizer(PushRecognizer(len(audio) / SAMPLE_RATE), profile)
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("the session broke")
+
+    monkeypatch.setattr(speakers, "embed", broken)
+    heard = [h for chunk in ArraySource(audio) for h in rec.feed(chunk)] + rec.finish()
+    assert [(h.utterance.text, h.speaker) for h in heard] == [("cheat", None)] * 2
+    assert capsys.readouterr().err.count("could not tell a voice (the session broke)") == 1
+    assert not rec.learn_voice(heard[-1], "Cara")
+
+
+@needs_espeak
 def test_for_table_keeps_the_seated_players_only(profile, tmp_path, monkeypatch):
     from referee.errors import UserError
 
@@ -399,6 +416,26 @@ def test_play_without_voices_learns_them_from_the_claims(tmp_path, capsys):
     assert (call["caller"], call["claimer"]) == ("Ben", "Alice")
     kinds, _ = runs[True]
     assert kinds.count("claim") == len(ranks) and "who_called" in kinds
+
+
+@needs_espeak
+def test_play_goes_on_without_voices_when_the_voice_encoder_is_missing(tmp_path, capsys,
+                                                                     monkeypatch):  # fmt: skip
+    """Voices learned in play are a help, not a need: a damaged install (no voice encoder)
+    says so and the game is played as without them (a bare call asked about)."""
+    missing = tmp_path / "voice_encoder.onnx"
+    monkeypatch.setattr(speakers, "encoder", lambda: speakers.VoiceEncoder(missing))
+    game = np.concatenate([quiet(6.0), say("Alice", "two aces"), quiet(8.0), say("Ben", "cheat!"),
+                           quiet(6.0)])  # fmt: skip
+    wav = write_wav(tmp_path / "game.wav", game)
+    args = ["play", "--players", "Alice,Ben,Cara", "--audio", str(wav), "--no-camera",
+            "--no-window", "--tts-out", str(tmp_path / "tts.wav"), "--json"]  # fmt: skip
+    capsys.readouterr()
+    assert main(args) == 0
+    out = capsys.readouterr()
+    kinds = [json.loads(line).get("kind") for line in out.out.splitlines()]
+    assert "voice encoder" in out.err and "not learned" in out.err
+    assert kinds.count("claim") == 1 and "who_called" in kinds
 
 
 @needs_espeak

@@ -159,10 +159,19 @@ def warn_about_names(recognizer: Any, players: Sequence[str]) -> None:
 
 
 def _voiced(args: argparse.Namespace, voices: Any) -> Any:
-    """The recognizer saying each utterance's speaker by ``voices`` (a SpeakerProfile)."""
-    from referee.speech.speakers import voiced
+    """The recognizer saying each utterance's speaker by ``voices`` (a SpeakerProfile).
+    Voices only to be learned in play that cannot be (the voice encoder or its space
+    missing or damaged) leave the game to go on without them, saying so."""
+    from referee.speech.speakers import VoiceProfileError, voiced
 
-    return voiced(make_recognizer(args), voices)
+    recognizer = make_recognizer(args)
+    try:
+        return voiced(recognizer, voices)
+    except VoiceProfileError as err:
+        if not voices.heard_only:
+            raise
+        warn(f"{err}; the players' voices are not learned tonight: a bare call is asked about")
+        return recognizer
 
 
 def make_audio(

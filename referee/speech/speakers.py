@@ -695,7 +695,9 @@ class VoicedRecognizer:
         self.profile = profile
         self.tap = AudioTap(keep_s=keep_s)
         self._voices: dict[tuple[float, float], np.ndarray | None] = {}
+        self._failed = False  # a voice could not be told once (said once)
         encoder()  # loaded now (play builds this while it greets), not at the first call
+        voice_space()  # ...and so is the space voices are compared in (or its fault told)
 
     def __getattr__(self, name: str):
         return getattr(self.recognizer, name)
@@ -716,7 +718,15 @@ class VoicedRecognizer:
         usual case) reuses its answer."""
         key = (heard.utterance.start, heard.utterance.end)
         if getattr(self, "_last", (None,))[0] != key:
-            found, voice = _voiced(heard, self.profile, self.tap)
+            try:
+                found, voice = _voiced(heard, self.profile, self.tap)
+            except Exception as err:  # noqa: BLE001 - a voice is a help: the ears go on
+                if not self._failed:
+                    from referee.errors import warn
+
+                    warn(f"could not tell a voice ({err}); a bare call is asked about")
+                self._failed = True
+                found, voice = replace(heard, speaker=None, speaker_score=None), None
             self._last = (key, found)
             self._voices[key] = voice
             while len(self._voices) > 16:  # the latest utterances' voices, for learn_voice
