@@ -391,6 +391,10 @@ class Learning(Timed):
         self.learned.append((heard.utterance.text, player))
         return True
 
+    def forget_voice(self, heard, player: str) -> bool:
+        self.learned.remove((heard.utterance.text, player))
+        return True
+
 
 def test_each_claim_taken_teaches_the_voice_profile_its_players_voice(tmp_path):
     # Alice claims two aces in her turn, Ben "one two" (a claim of one two) in his; Ben's
@@ -402,6 +406,17 @@ def test_each_claim_taken_teaches_the_voice_profile_its_players_voice(tmp_path):
     LiveReferee(session, recognizer, ArraySource(audio)).run()
     session.close()
     assert recognizer.learned == [("two aces", "Alice"), ("one two", "Ben")]
+
+
+def test_what_the_table_undoes_is_taken_back_from_the_voices(tmp_path):
+    # Alice's "two aces" and Ben's "one two" teach their voices; the table undoes Ben's
+    # (misheard, say: babble read as his claim), and what it taught is taken back
+    audio = table((7.0, 500, 0.5), (14.0, 1300, 0.5), (21.0, 700, 0.5), total=30.0)
+    session = Session.start(["Alice", "Ben", "Cara"], Rules(), tmp_path / "journal.jsonl")
+    recognizer = Learning()
+    said = _refereed(session, recognizer, audio)
+    assert "Undone." in said
+    assert recognizer.learned == [("two aces", "Alice")]
 
 
 def _refereed(session: Session, recognizer: Recognizer, audio: np.ndarray) -> list[str]:

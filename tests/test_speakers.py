@@ -388,6 +388,30 @@ def test_play_with_voices_credits_a_bare_call_to_its_voice(recordings, tmp_path,
 
 
 @needs_espeak
+def test_a_voice_learned_and_then_undone_is_forgotten(recordings):
+    """What the table undoes taught nothing: the voiceprint is as it was before it."""
+    samples, _ = speakers.load_samples(recordings, list(VOICES))
+    profile = speakers.SpeakerProfile.enroll("table", samples)
+    enrolled = profile.players[1].voiceprint.copy()
+    claim = profile.voice_of(say("Ben", "three kings", 170))
+    assert profile.learn("Ben", claim)
+    assert float(profile.players[1].voiceprint @ enrolled) < 0.9999
+    assert profile.forget("Ben", claim) and not profile.forget("Ben", claim)
+    assert np.allclose(profile.players[1].voiceprint, enrolled)
+    heard = speakers.SpeakerProfile.heard_in_play(list(VOICES))
+    voices = {p: [heard.voice_of(say(p, c, 170)) for c in ("two aces", "one queen", "four tens")]
+              for p in VOICES}  # fmt: skip
+    for player, theirs in voices.items():
+        for voice in theirs:
+            heard.learn(player, voice)
+    assert heard.ready
+    before = heard.players[0].voiceprint.copy()
+    assert heard.forget("Alice", voices["Alice"][-1])
+    assert not heard.ready and not np.allclose(heard.players[0].voiceprint, before)
+    assert not heard.forget("Alice", voices["Ben"][0])  # never learned as hers
+
+
+@needs_espeak
 def test_play_without_voices_learns_them_from_the_claims(tmp_path, capsys):
     """No profile: once each player's claims have taught the referee their voice, a bare
     call is credited to its caller's voice; with --no-learn-voices it is asked about."""

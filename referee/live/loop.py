@@ -28,6 +28,7 @@ import queue
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -179,6 +180,8 @@ class LiveReferee:
     _shown_at: float = 0.0
     #: the bare call the referee last asked "Who called?" about (see _learn_voices)
     _asked: Heard | None = None
+    #: what taught a voice, latest last: (the event it made, the words, whose voice)
+    _taught: deque[tuple[Any, Heard, str]] = field(default_factory=lambda: deque(maxlen=32))
 
     def __post_init__(self) -> None:
         cancelled = None  # a voice the microphone hears, taken back out of what it hears
@@ -418,10 +421,18 @@ class LiveReferee:
           bare call's will be). In a quiet room game Yuki's bare "liar!" went to Nadia's
           voice (bench/table, strangers, --voices): her claims alone had taught her
           voiceprint. Not a call credited by its voice: that would teach the voiceprint
-          what it already said."""
-        learn = getattr(self.recognizer, "learn_voice", None)
-        if learn is None:
+          what it already said.
+
+        What the table then undoes is taken back (:meth:`_unteach`)."""
+        teach = getattr(self.recognizer, "learn_voice", None)
+        if teach is None:
             return
+
+        def learn(words: Heard, player: str) -> None:
+            events = self.session.match.events
+            if teach(words, player) and events:
+                self._taught.append((events[-1], words, player))
+
         if intent.type == "claim":
             player = next((a.data.get("player") for a in said if a.kind == "claim"), None)
             if player and not heard.guessed:
@@ -437,6 +448,17 @@ class LiveReferee:
                 learn(heard, caller)  # named in its own words
         if caller or any(a.kind == "undo" for a in said):
             self._asked = None
+
+    def _unteach(self, undone: Any) -> None:
+        """The table undid ``undone`` (an event): a voice it taught is taken back. A claim
+        misheard from babble, or an answer to "Who called?" misheard as another player's
+        name ("Marco." read "rob", bench/table), taught the wrong voiceprint, and a
+        voiceprint made of three claims alone holds it as a third of itself."""
+        forget = getattr(self.recognizer, "forget_voice", None)
+        for taught in [t for t in self._taught if t[0] is undone]:
+            self._taught.remove(taught)
+            if forget is not None:
+                forget(taught[1], taught[2])
 
     def _barge_in(self, onset: float) -> None:
         """A call made over the referee's own voice (its ears open: the echo cancelled)
@@ -462,6 +484,7 @@ class LiveReferee:
         if any(a.kind == "undo" for a in said):
             if isinstance(last, Call):
                 self.calls.undone(last.t, last.caller)
+            self._unteach(last)
             said = self._undone(said, t)
         return said
 

@@ -289,6 +289,25 @@ class Player:
     heard_only: bool = False
 
 
+def _refresh(player: Player) -> None:
+    """``player``'s voiceprint made again from what it holds (:meth:`SpeakerProfile.learn`):
+    the voices learned alone (none left: no voiceprint) for a player never enrolled, else
+    the enrolled voiceprint and the voices learned, weighing at most ``LEARNED_SHARE`` of
+    its samples together."""
+    learned = list(player.learned)
+    if player.heard_only:
+        player.voiceprint = _unit(np.sum(learned, axis=0)) if learned else None
+        return
+    if player.enrolled is None:
+        return  # nothing learned yet: the voiceprint is the enrolled one
+    if not learned:
+        player.voiceprint = player.enrolled
+        return
+    weight = max(1, len(player.samples))
+    share = min(1.0, LEARNED_SHARE * weight / len(learned))
+    player.voiceprint = _unit(weight * player.enrolled + share * np.sum(learned, axis=0))
+
+
 @dataclass
 class SpeakerProfile:
     """The table's voices: ``identify`` names who spoke, or None when unsure."""
@@ -393,18 +412,26 @@ class SpeakerProfile:
         sure, _ = self.whose(voice)
         if sure is not None and sure != name:
             return False
-        if player.heard_only:
-            player.learned.append(_unit(voice))
-            player.voiceprint = _unit(np.sum(list(player.learned), axis=0))
-            return True
-        if player.enrolled is None:
+        if player.enrolled is None and not player.heard_only:
             player.enrolled = player.voiceprint
         player.learned.append(_unit(voice))
-        weight = max(1, len(player.samples))
-        learned = list(player.learned)
-        share = min(1.0, LEARNED_SHARE * weight / len(learned))
-        player.voiceprint = _unit(weight * player.enrolled + share * np.sum(learned, axis=0))
+        _refresh(player)
         return True
+
+    def forget(self, name: str, voice: np.ndarray) -> bool:
+        """Take back ``voice`` learned as ``name``'s: the table undid what taught it (a
+        claim misheard, a caller named wrongly), so it may be someone else's, or babble.
+        False when it was not learned (or has been pushed out since)."""
+        player = next((p for p in self.players if p.name == name), None)
+        if player is None:
+            return False
+        unit = _unit(voice)
+        for i, known in enumerate(player.learned):
+            if np.array_equal(known, unit):
+                del player.learned[i]
+                _refresh(player)
+                return True
+        return False
 
     def confusions(self) -> list[tuple[str, str, float]]:
         """Pairs of players the profile may not tell apart: (a, b, similarity of their
@@ -740,6 +767,11 @@ class VoicedRecognizer:
         or is surely someone else's."""
         voice = self._voices.get((heard.utterance.start, heard.utterance.end))
         return voice is not None and self.profile.learn(player, voice)
+
+    def forget_voice(self, heard: Heard, player: str) -> bool:
+        """What ``learn_voice(heard, player)`` taught is taken back (the table undid it)."""
+        voice = self._voices.get((heard.utterance.start, heard.utterance.end))
+        return voice is not None and self.profile.forget(player, voice)
 
     def utterances(self, source: Iterable[Chunk]) -> Iterator[Heard]:
         tap = AudioTap(source, self.tap._keep)
