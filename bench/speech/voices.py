@@ -347,9 +347,10 @@ def choose(
     tuning, cut: str = "segment core", max_wrong: float | None = None
 ) -> tuple[float, float, float]:
     """The threshold and margin that name the most callers right on the live cut (averaged
-    over tables and conditions) while naming at most ``MAX_WRONG`` of them wrong; among
-    equals the strictest. Voices never enrolled are only reported: every caller at the
-    table is a player. Returns (threshold, margin, share named right)."""
+    over tables and conditions) while naming at most ``MAX_WRONG`` (or ``max_wrong``) of
+    them wrong; among equals the strictest. Voices never enrolled are only reported: every
+    caller at the table is a player. Returns (threshold, margin, share named right)."""
+    bar = MAX_WRONG if max_wrong is None else max_wrong
     best = (-1.0, 0.0, 0.0)
     for threshold in np.arange(-0.2, 0.62, 0.02):
         for margin in np.arange(0.0, 0.32, 0.01):
@@ -359,7 +360,6 @@ def choose(
                 for (_, c), (r, w, _, n) in res.items():
                     if c == cut:
                         right, wrong, count = right + r / n, wrong + w / n, count + 1
-            bar = MAX_WRONG if max_wrong is None else max_wrong
             if wrong / count <= bar and right / count >= best[0] - 1e-9:
                 best = (right / count, round(float(threshold), 2), round(float(margin), 2))
     return best[1], best[2], best[0]

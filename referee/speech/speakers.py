@@ -355,6 +355,9 @@ class SpeakerProfile:
     def names(self) -> list[str]:
         return [p.name for p in self.players]
 
+    def _player(self, name: str) -> Player | None:
+        return next((p for p in self.players if p.name == name), None)
+
     def similarities(self, voice: np.ndarray) -> np.ndarray:
         """How like each player's voiceprint (in seat order) a unit embedding is: see
         :func:`table_scores`."""
@@ -406,7 +409,7 @@ class SpeakerProfile:
         The voiceprint becomes the normed mean of the enrolled samples (as many as there
         were, their mean as saved) and the latest ``LEARNED_MAX`` voices learned, which
         together weigh no more than the enrolled ones (``LEARNED_SHARE``)."""
-        player = next((p for p in self.players if p.name == name), None)
+        player = self._player(name)
         if player is None:
             return False
         sure, _ = self.whose(voice)
@@ -422,7 +425,7 @@ class SpeakerProfile:
         """Take back ``voice`` learned as ``name``'s: the table undid what taught it (a
         claim misheard, a caller named wrongly), so it may be someone else's, or babble.
         False when it was not learned (or has been pushed out since)."""
-        player = next((p for p in self.players if p.name == name), None)
+        player = self._player(name)
         if player is None:
             return False
         unit = _unit(voice)
