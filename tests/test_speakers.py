@@ -235,6 +235,10 @@ class PushRecognizer:
     def finish(self) -> list[Heard]:
         return []
 
+    def utterances(self, source):  # the pull interface (`listen`)
+        for chunk in source:
+            yield from self.feed(chunk)
+
 
 @needs_espeak
 def test_voiced_recognizer_says_who_called_through_the_push_interface(profile):
@@ -269,6 +273,11 @@ def test_a_voice_that_cannot_be_told_leaves_the_ears_hearing(profile, monkeypatc
     assert [(h.utterance.text, h.speaker) for h in heard] == [("cheat", None)] * 2
     assert capsys.readouterr().err.count("could not tell a voice (the session broke)") == 1
     assert not rec.learn_voice(heard[-1], "Cara")
+    tap = speakers.AudioTap(ArraySource(audio))  # and so for `listen --voices`
+    listened = list(speakers.attach(PushRecognizer(len(audio) / SAMPLE_RATE).utterances(tap),
+                                    profile, tap))  # fmt: skip
+    assert [h.speaker for h in listened] and not any(h.speaker for h in listened)
+    assert capsys.readouterr().err.count("could not tell a voice") == 1
 
 
 @needs_espeak
@@ -440,6 +449,82 @@ def test_play_without_voices_learns_them_from_the_claims(tmp_path, capsys):
     assert (call["caller"], call["claimer"]) == ("Ben", "Alice")
     kinds, _ = runs[True]
     assert kinds.count("claim") == len(ranks) and "who_called" in kinds
+
+
+def _unit_voices(seed: int, n: int) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=(n, 256)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_voices_learned_in_play_are_kept_for_a_resumed_game(tmp_path, monkeypatch):
+    """A game resumed that evening knows the voices its claims taught; another table, a
+    file from another evening or one the undo took back from does not bring them back."""
+    table = ["Alice", "Ben", "Cara"]
+    heard = speakers.SpeakerProfile.heard_in_play(table)
+    voices = {p: _unit_voices(i, speakers.HEARD_MIN) for i, p in enumerate(table)}
+    for player, theirs in voices.items():
+        for voice in theirs:
+            assert heard.learn(player, voice)
+    assert heard.forget("Cara", voices["Cara"][-1])
+    kept = tmp_path / "game.voices.npz"
+    heard.keep_learned(kept)
+    again = speakers.SpeakerProfile.heard_in_play(table)
+    assert again.restore_learned(kept) == 3 * speakers.HEARD_MIN - 1
+    assert not again.ready  # Cara's third claim was undone
+    for before, after in zip(heard.players, again.players, strict=True):
+        assert np.allclose(before.voiceprint, after.voiceprint)
+    assert again.learn("Cara", voices["Cara"][-1]) and again.ready
+    reseated = speakers.SpeakerProfile.heard_in_play(["Ben", "Alice", "Cara"])
+    assert reseated.restore_learned(kept) == 0 and not any(p.learned for p in reseated.players)
+    assert speakers.SpeakerProfile.heard_in_play(table).restore_learned(tmp_path / "none") == 0
+    import time
+
+    later = time.time() + speakers.KEPT_FOR_S + 60
+    monkeypatch.setattr(time, "time", lambda: later)
+    assert speakers.SpeakerProfile.heard_in_play(table).restore_learned(kept) == 0
+    monkeypatch.undo()
+    kept.write_bytes(kept.read_bytes()[:300])
+    with pytest.raises(speakers.VoiceProfileError, match="damaged"):
+        speakers.SpeakerProfile.heard_in_play(table).restore_learned(kept)
+
+
+@needs_espeak
+def test_a_resumed_game_knows_the_voices_it_had_learned(tmp_path, capsys):
+    """The lid closed after ten claims: `play --resume` credits Ben's bare call to his voice
+    at once, as the game before the crash would have; a game whose kept voices are gone
+    asks "Who called?" again."""
+    ranks = ("aces", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
+             "tens")  # fmt: skip
+    order = ("Alice", "Ben", "Cara")
+    parts = [quiet(6.0)]
+    for turn, rank in enumerate(ranks):
+        parts += [say(order[turn % 3], f"two {rank}"), quiet(6.0)]
+    claims = write_wav(tmp_path / "claims.wav", np.concatenate(parts))
+    call = write_wav(tmp_path / "call.wav", np.concatenate([quiet(6.0), say("Ben", "cheat!"),
+                                                            quiet(6.0)]))  # fmt: skip
+    journal = tmp_path / "game.jsonl"
+    common = ["--no-camera", "--no-window", "--tts-out", str(tmp_path / "tts.wav"), "--json",
+              "--db", str(tmp_path / "s.db")]  # fmt: skip
+    assert main(["play", "--players", ",".join(order), "--audio", str(claims), "--journal",
+                 str(journal), *common]) == 0  # fmt: skip
+    kept = journal.with_suffix(".voices.npz")
+    assert kept.is_file()
+    twin = tmp_path / "twin.jsonl"
+    twin.write_bytes(journal.read_bytes())  # the same game, its voices not kept
+    runs = {}
+    for path in (journal, twin):
+        capsys.readouterr()
+        assert main(["play", "--resume", "--journal", str(path), "--audio", str(call),
+                     *common]) == 0  # fmt: skip
+        out = capsys.readouterr()
+        said = [json.loads(line) for line in out.out.splitlines()]
+        runs[path] = [s.get("kind") for s in said], said, out.err
+    kinds, said, err = runs[journal]
+    assert "known again" in err and "who_called" not in kinds
+    called = said[kinds.index("call")]
+    assert (called["caller"], called["claimer"]) == ("Ben", "Alice")
+    kinds, _, err = runs[twin]
+    assert "known again" not in err and "who_called" in kinds
 
 
 @needs_espeak

@@ -158,20 +158,43 @@ def warn_about_names(recognizer: Any, players: Sequence[str]) -> None:
             warn(line)
 
 
-def _voiced(args: argparse.Namespace, voices: Any) -> Any:
-    """The recognizer saying each utterance's speaker by ``voices`` (a SpeakerProfile).
-    Voices only to be learned in play that cannot be (the voice encoder or its space
-    missing or damaged) leave the game to go on without them, saying so."""
+def _voiced(args: argparse.Namespace, voices: Any, kept: Path | None = None) -> Any:
+    """The recognizer saying each utterance's speaker by ``voices`` (a SpeakerProfile),
+    what play teaches them kept in ``kept``. Voices only to be learned in play that cannot
+    be (the voice encoder or its space missing or damaged) leave the game to go on without
+    them, saying so."""
     from referee.speech.speakers import VoiceProfileError, voiced
 
     recognizer = make_recognizer(args)
     try:
-        return voiced(recognizer, voices)
+        return voiced(recognizer, voices, kept)
     except VoiceProfileError as err:
         if not voices.heard_only:
             raise
         warn(f"{err}; the players' voices are not learned tonight: a bare call is asked about")
         return recognizer
+
+
+def restore_voices(voices: Any, session: Session, resume: bool) -> Path | None:
+    """Where what play teaches ``voices`` is kept: beside the game's journal. A resumed game
+    (a crash, a closed lid) knows again the voices it had learned that evening
+    (:meth:`SpeakerProfile.restore_learned`); a new one starts afresh."""
+    if voices is None or session.journal is None:
+        return None
+    from referee.speech.speakers import VoiceProfileError
+
+    kept = session.journal.path.with_suffix(".voices.npz")
+    if not resume:
+        kept.unlink(missing_ok=True)
+        return kept
+    try:
+        restored = voices.restore_learned(kept)
+    except VoiceProfileError as err:
+        warn(f"{err}; the voices are learned anew from the claims")
+        return kept
+    if restored:
+        warn(f"the players' voices learned before are known again ({restored} heard)")
+    return kept
 
 
 def make_audio(
@@ -394,8 +417,9 @@ def run(args: argparse.Namespace) -> int:
         from referee.speech.speakers import SpeakerProfile
 
         voices = SpeakerProfile.heard_in_play(session.state.players)
+    kept = restore_voices(voices, session, args.resume)
     recognizer = Loading(
-        lambda: make_recognizer(args) if voices is None else _voiced(args, voices),
+        lambda: make_recognizer(args) if voices is None else _voiced(args, voices, kept),
         "recognizer",
         start=False,
     )

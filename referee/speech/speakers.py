@@ -90,6 +90,9 @@ HEARD_MIN = 3
 #: claims each, 4 players' bare calls named right 80-97% clean and 62-66% under 10 dB
 #: babble, wrong 0-2.3%; 8 players' 50-53% and 27-30%, wrong 0.8-2%
 DECISION_HEARD_BY_PLAYERS = {4: (0.22, 0.1), 8: (0.24, 0.17)}
+#: voices learned in play and kept beside the game's journal (:meth:`SpeakerProfile.keep_learned`)
+#: come back on a resume only this fresh: later it is another evening, maybe another room
+KEPT_FOR_S = 12 * 3600.0
 
 
 def decision_for(players: int, heard_only: bool = False) -> tuple[float, float]:
@@ -281,7 +284,8 @@ class Player:
     voiceprint: np.ndarray | None
     samples: list[np.ndarray] = field(default_factory=list)
     embeddings: list[np.ndarray] = field(default_factory=list)
-    #: voices learned in play (their claims, :meth:`SpeakerProfile.learn`), never saved; the
+    #: voices learned in play (their claims, :meth:`SpeakerProfile.learn`), never saved in the
+    #: profile (kept beside the journal, :meth:`SpeakerProfile.keep_learned`); the
     #: enrolled voiceprint is kept in ``enrolled`` once there are any
     learned: deque[np.ndarray] = field(default_factory=lambda: deque(maxlen=LEARNED_MAX))
     enrolled: np.ndarray | None = None
@@ -335,7 +339,8 @@ class SpeakerProfile:
         """A profile for a table that enrolled no voices: each player's voiceprint is made
         of their claims taken in play (:meth:`learn`), said in the room of the evening, and
         no one is named by voice until every player's has ``HEARD_MIN`` of them. Never
-        saved: the voices of tonight's room are tonight's."""
+        saved as a profile: the voices of tonight's room are tonight's (kept only beside
+        tonight's journal, :meth:`keep_learned`)."""
         players = [Player(p, None, heard_only=True) for p in players]
         return cls("heard in play", players, source="claims taken in play", created=now())
 
@@ -435,6 +440,57 @@ class SpeakerProfile:
                 _refresh(player)
                 return True
         return False
+
+    def keep_learned(self, path: Path) -> None:
+        """Write what play has taught each voiceprint to ``path`` (whole or not at all), so
+        that a game resumed after a crash knows the table's voices again
+        (:meth:`restore_learned`) instead of learning them anew from three claims each."""
+        import time
+
+        path = Path(path)
+        learned = [(p.name, v) for p in self.players for v in p.learned]
+        voices = np.stack([v for _, v in learned]).astype(np.float32) if learned else (
+            np.zeros((0, 256), np.float32))  # fmt: skip
+        part = path.with_name(path.name + ".part")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        owners = np.array([n for n, _ in learned], dtype=str).reshape(-1)
+        with open(part, "wb") as f:
+            np.savez(f, players=np.array(self.names), owners=owners, voices=voices,
+                     saved=np.float64(time.time()))  # fmt: skip
+        os.replace(part, path)
+
+    def restore_learned(self, path: Path, max_age_s: float = KEPT_FOR_S) -> int:
+        """Learn again the voices :meth:`keep_learned` wrote to ``path`` for this table (the
+        same players in the same seats) within ``max_age_s``: how many were restored (0: no
+        such file, another table's, or too old). Raises :class:`VoiceProfileError` when
+        the file is damaged."""
+        import time
+
+        path = Path(path)
+        if not path.is_file():
+            return 0
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                players = [str(n) for n in data["players"]]
+                owners = [str(n) for n in data["owners"]]
+                voices = np.asarray(data["voices"], np.float32)
+                saved = float(data["saved"])
+            if voices.shape != (len(owners), 256) or not np.isfinite(voices).all():
+                raise ValueError(f"voices of shape {voices.shape} for {len(owners)} owners")
+        except Exception as err:  # a damaged file of any kind: say so, lose the game nothing
+            raise VoiceProfileError(f"the voices kept in {path} are damaged ({err})") from err
+        if players != self.names or not 0 <= time.time() - saved <= max_age_s:
+            return 0
+        for name, voice in zip(owners, voices, strict=True):
+            player = self._player(name)
+            if player is None:
+                continue
+            if player.enrolled is None and not player.heard_only:
+                player.enrolled = player.voiceprint
+            player.learned.append(_unit(voice))
+        for player in self.players:
+            _refresh(player)
+        return len(owners)
 
     def confusions(self) -> list[tuple[str, str, float]]:
         """Pairs of players the profile may not tell apart: (a, b, similarity of their
@@ -579,9 +635,10 @@ def for_table(name: str, players: Iterable[str], *, warn=None) -> SpeakerProfile
     return replace(profile, players=kept)
 
 
-def voiced(recognizer, profile: SpeakerProfile | None):
-    """``recognizer`` saying each utterance's speaker, or as it is without a profile."""
-    return recognizer if profile is None else VoicedRecognizer(recognizer, profile)
+def voiced(recognizer, profile: SpeakerProfile | None, kept: Path | None = None):
+    """``recognizer`` saying each utterance's speaker, or as it is without a profile
+    (``kept``: see :class:`VoicedRecognizer`)."""
+    return recognizer if profile is None else VoicedRecognizer(recognizer, profile, kept=kept)
 
 
 def _number(value) -> float | None:
@@ -651,23 +708,49 @@ class AudioTap:
         return np.concatenate(parts) if parts else np.zeros(0, np.float32)
 
 
+class Teller:
+    """Tells each utterance's speaker by ``profile`` from the audio ``tap`` kept. A voice that
+    cannot be told (the encoder failing mid-game) leaves the words heard with no speaker: a
+    voice is a help, the ears go on; said once (``warn``, default the referee's)."""
+
+    def __init__(self, profile: SpeakerProfile, tap: AudioTap, warn=None):
+        self.profile = profile
+        self.tap = tap
+        self.warn = warn
+        self.failed = False
+
+    def tell(self, heard: Heard) -> tuple[Heard, np.ndarray | None]:
+        """(``heard`` with its speaker, the voice it was told by or None)."""
+        u = heard.utterance
+        try:
+            voice = self.profile.voice_of(self.tap.samples(u.start, u.end))
+            name, score = self.profile.whose(voice)
+        except Exception as err:  # noqa: BLE001 - see the class
+            if not self.failed:
+                self._warn(f"could not tell a voice ({err}); a bare call is asked about")
+            self.failed = True
+            return replace(heard, speaker=None, speaker_score=None), None
+        return replace(heard, speaker=name, speaker_score=round(score, 3)), voice
+
+    def _warn(self, message: str) -> None:
+        if self.warn is None:
+            from referee.errors import warn
+
+            warn(message)
+        else:
+            self.warn(message)
+
+
 def with_speaker(heard: Heard, profile: SpeakerProfile, tap: AudioTap) -> Heard:
     """``heard`` with the enrolled player whose voice it is (None when unsure)."""
-    return _voiced(heard, profile, tap)[0]
-
-
-def _voiced(heard: Heard, profile: SpeakerProfile, tap: AudioTap):
-    """(``heard`` with its speaker, the voice it was told by or None)."""
-    u = heard.utterance
-    voice = profile.voice_of(tap.samples(u.start, u.end))
-    name, score = profile.whose(voice)
-    return replace(heard, speaker=name, speaker_score=round(score, 3)), voice
+    return Teller(profile, tap).tell(heard)[0]
 
 
 def attach(heard: Iterable[Heard], profile: SpeakerProfile, tap: AudioTap) -> Iterator[Heard]:
-    """Each ``Heard`` with its speaker (see :func:`with_speaker`)."""
+    """Each ``Heard`` with its speaker (see :class:`Teller`)."""
+    teller = Teller(profile, tap)
     for h in heard:
-        yield with_speaker(h, profile, tap)
+        yield teller.tell(h)[0]
 
 
 def load_samples(folder: Path, players: list[str]) -> tuple[dict[str, list[np.ndarray]], list]:
@@ -720,12 +803,16 @@ class VoicedRecognizer:
         recognizer = VoicedRecognizer(make_recognizer(), SpeakerProfile.load("default"))
     """
 
-    def __init__(self, recognizer, profile: SpeakerProfile, keep_s: float = 30.0):
+    def __init__(self, recognizer, profile: SpeakerProfile, keep_s: float = 30.0,
+                 kept: Path | None = None):  # fmt: skip
         self.recognizer = recognizer
         self.profile = profile
         self.tap = AudioTap(keep_s=keep_s)
+        self.teller = Teller(profile, self.tap)
+        #: where what play teaches the voices is kept (:meth:`SpeakerProfile.keep_learned`)
+        self.kept = kept
         self._voices: dict[tuple[float, float], np.ndarray | None] = {}
-        self._failed = False  # a voice could not be told once (said once)
+        self._last: tuple[tuple[float, float] | None, Heard | None] = (None, None)
         encoder()  # loaded now (play builds this while it greets), not at the first call
         voice_space()  # ...and so is the space voices are compared in (or its fault told)
 
@@ -747,16 +834,8 @@ class VoicedRecognizer:
         """``heard`` with its speaker; an early reading's final over the same audio (the
         usual case) reuses its answer."""
         key = (heard.utterance.start, heard.utterance.end)
-        if getattr(self, "_last", (None,))[0] != key:
-            try:
-                found, voice = _voiced(heard, self.profile, self.tap)
-            except Exception as err:  # noqa: BLE001 - a voice is a help: the ears go on
-                if not self._failed:
-                    from referee.errors import warn
-
-                    warn(f"could not tell a voice ({err}); a bare call is asked about")
-                self._failed = True
-                found, voice = replace(heard, speaker=None, speaker_score=None), None
+        if self._last[0] != key or self._last[1] is None:
+            found, voice = self.teller.tell(heard)
             self._last = (key, found)
             self._voices[key] = voice
             while len(self._voices) > 16:  # the latest utterances' voices, for learn_voice
@@ -769,12 +848,23 @@ class VoicedRecognizer:
         learns its voice (:meth:`SpeakerProfile.learn`). False when its voice is not known
         or is surely someone else's."""
         voice = self._voices.get((heard.utterance.start, heard.utterance.end))
-        return voice is not None and self.profile.learn(player, voice)
+        return voice is not None and self._kept(self.profile.learn(player, voice))
 
     def forget_voice(self, heard: Heard, player: str) -> bool:
         """What ``learn_voice(heard, player)`` taught is taken back (the table undid it)."""
         voice = self._voices.get((heard.utterance.start, heard.utterance.end))
-        return voice is not None and self.profile.forget(player, voice)
+        return voice is not None and self._kept(self.profile.forget(player, voice))
+
+    def _kept(self, changed: bool) -> bool:
+        """``changed`` voices written to :attr:`kept` (a failure said once: the game goes on)."""
+        if changed and self.kept is not None:
+            try:
+                self.profile.keep_learned(self.kept)
+            except OSError as err:
+                self.teller._warn(f"cannot keep the voices learned in {self.kept} ({err}); "
+                                  "a resumed game learns them anew")  # fmt: skip
+                self.kept = None
+        return changed
 
     def utterances(self, source: Iterable[Chunk]) -> Iterator[Heard]:
         tap = AudioTap(source, self.tap._keep)
