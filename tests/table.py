@@ -131,6 +131,56 @@ def speak(voice: TableVoice, text: str) -> np.ndarray:
     return _said[key]
 
 
+# --- a reverberant room ------------------------------------------------------------------
+
+
+def seat_rooms(players: tuple[str, ...], rt60: float, seed: int = 0) -> dict[str, np.ndarray]:
+    """Each seat's impulse response to the laptop in one room of ``rt60`` seconds
+    (pyroomacoustics image sources, the ``train`` extra): a living room 4-6 m by 3.5-5 m, the
+    laptop on the table, the players around it 0.8-1.5 m away, their mouths 0.35-0.6 m above
+    it. Each response's direct sound is at its start and peaks at 1 (a player's level at the
+    laptop is left as it was dry)."""
+    import pyroomacoustics as pra
+
+    rng = np.random.default_rng(seed)
+    dims = np.array([rng.uniform(4, 6), rng.uniform(3.5, 5), rng.uniform(2.4, 3.0)])
+    absorption, order = pra.inverse_sabine(rt60, dims)
+    # every reflection the RT60 asks for: capped at order 12 (as the listener's training
+    # rooms are made) the tail of an RT60 0.6 s room measures 0.2 s
+    room = pra.ShoeBox(dims, fs=SAMPLE_RATE, materials=pra.Material(absorption),
+                       max_order=min(order, 120))  # fmt: skip
+    laptop = np.array([dims[0] / 2, dims[1] / 2, 0.8])
+    first = rng.uniform(0, 2 * np.pi)
+    for k, _ in enumerate(players):  # round the table, a seat apart
+        angle = first + 2 * np.pi * k / len(players) + rng.uniform(-0.3, 0.3)
+        dist = rng.uniform(0.8, 1.5)
+        room.add_source(laptop + [dist * np.cos(angle), dist * np.sin(angle),
+                                  rng.uniform(0.35, 0.6)])  # fmt: skip
+    room.add_microphone(laptop)
+    room.compute_rir()
+    out = {}
+    for k, player in enumerate(players):
+        rir = np.asarray(room.rir[0][k], np.float64)
+        peak = int(np.argmax(np.abs(rir)))
+        rir = rir[max(0, peak - 8) : peak + int(1.2 * rt60 * SAMPLE_RATE)]
+        out[player] = (rir / np.abs(rir).max()).astype(np.float32)
+    return out
+
+
+def in_room(audio: np.ndarray, rir: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(what the laptop hears of ``audio`` said at a seat whose response is ``rir``, its
+    words alone: the same length as ``audio``, for finding them in the recording). The
+    room's tail runs on past the words; the words keep their loudness."""
+    if rir is None:
+        return audio, audio
+    from scipy.signal import fftconvolve
+
+    wet = fftconvolve(audio, rir)
+    rms = float(np.sqrt(np.mean(np.square(wet[: len(audio)], dtype=np.float64)))) or 1.0
+    wet = (wet * (TALK_LEVEL / rms)).astype(np.float32)
+    return wet, wet[: len(audio)]
+
+
 # --- backgrounds -------------------------------------------------------------------------
 
 
@@ -547,8 +597,10 @@ class Table:
                  bed: np.ndarray | None = None, snr_db: float = 20.0,
                  over: float | None = None, heed: bool = True,
                  extra: tuple[str, ...] = (), log: Any = None,
-                 code: Path | None = None, data: Path | None = None) -> None:  # fmt: skip
+                 code: Path | None = None, data: Path | None = None,
+                 rooms: dict[str, np.ndarray] | None = None) -> None:  # fmt: skip
         self.code = code
+        self.rooms = rooms or {}  # each seat's impulse response (:func:`seat_rooms`): None, dry
         self.data = data  # the referee's data folder (default: a fresh one in ``work``)
         self.heed = heed  # call by seat when the referee warns a name may be misheard
         self.room, self.game, self.work, self.voices = room, game, work, voices
@@ -607,12 +659,12 @@ class Table:
     # --- saying ---------------------------------------------------------------------
 
     def _say(self, move: Move, attempt: int) -> Step:
-        audio = speak(self.voices[move.who], move.text)
+        heard, words = in_room(speak(self.voices[move.who], move.text), self.rooms.get(move.who))
         step = Step(move.who, move.text, move.kind, attempt)
         step.start = self.rec.at(time.monotonic())
-        self.room.play(2 * audio)
-        step.end = step.start + len(audio) / RATE
-        step.audio = 2 * audio
+        self.room.play(2 * heard)
+        step.end = step.start + len(words) / RATE
+        step.audio = 2 * words
         self.steps.append(step)
         self._note(f"  [{step.start:7.2f}] {move.who}: {move.text}")
         return step

@@ -109,3 +109,22 @@ def test_a_bare_call_never_taken_is_forgotten_by_the_truth_too():
     assert game.phase == "who_called" and game.next_move().kind == "name"
     game.forget_call()
     assert game.state is before and game.phase == "play"
+
+
+def test_a_reverberant_room_gives_each_seat_its_own_tail_and_keeps_the_words():
+    """bench/table --rt60: every seat hears the laptop through the same room, its tail as
+    long as the room's RT60 asks (not the 0.2 s an order-12 cap leaves), the words as loud
+    as dry and as long."""
+    pra = pytest.importorskip("pyroomacoustics")
+    from tests.table import in_room, seat_rooms
+
+    rooms = seat_rooms(("A", "B", "C", "D"), 0.5, seed=3)
+    assert set(rooms) == {"A", "B", "C", "D"}
+    tails = [pra.experimental.measure_rt60(r, fs=RATE) for r in rooms.values()]
+    assert all(0.4 <= t <= 0.9 for t in tails), tails
+    assert not np.allclose(rooms["A"][:400], rooms["B"][:400])  # seats differ
+    words = np.sin(np.arange(RATE) * 0.2).astype(np.float32) * 0.1
+    heard, located = in_room(words, rooms["A"])
+    assert len(located) == len(words) and len(heard) > len(words) + 0.3 * RATE
+    assert abs(np.sqrt(np.mean(located**2)) - 0.1) < 1e-3
+    assert in_room(words, None)[0] is words

@@ -44,9 +44,10 @@ def play_game(
     voices: bool = False,
     backend: str | None = None,
     seated: str = "usual",
+    rt60: float | None = None,
 ) -> dict:
     from tests.room import PulseRoom
-    from tests.table import TABLES, Table, TableGame, background
+    from tests.table import TABLES, Table, TableGame, background, seat_rooms
 
     kind, snr = CONDITIONS[condition]
     extra: tuple[str, ...] = ("--ears-out", str(work / "ears.wav")) if ears else ()
@@ -57,8 +58,10 @@ def play_game(
     with PulseRoom() as room:
         game = TableGame(players=tuple(TABLES[seated]), seed=seed)
         bed = background(kind, seconds=60.0, seed=seed)
+        rooms = seat_rooms(game.players, rt60, seed) if rt60 else None
         table = Table(room, game, work, voices=TABLES[seated], condition=condition, bed=bed,
-                      snr_db=snr, log=log, code=code, data=data, extra=extra)  # fmt: skip
+                      snr_db=snr, log=log, code=code, data=data, extra=extra,
+                      rooms=rooms)  # fmt: skip
         result = table.play()
     np.save(work / "room.npy", result.recording.astype(np.float16))
     out = result.to_dict()
@@ -212,7 +215,8 @@ def report(scores: list[dict], meta: dict) -> str:
         f"Rerun: `{meta['command']}`", "",
         f"Run {meta['date']} on {meta['machine']} (load average {meta['load']} over 5 min: "
         "the referee shares them with other work, so its decoding waits for a core), "
-        f"{meta['seconds']:.0f} s, code at {meta['code']}. Four players ({meta['table']}), "
+        f"{meta['seconds']:.0f} s, code at {meta['code']}. Four players ({meta['table']}; "
+        f"the room {meta.get('room', 'dry')}), "
         "classic rules, one deck, "
         "the referee as `referee play --mic pulse --json --no-window --keys --frames DIR` in "
         "a private PulseAudio room, its voice through aplay into the same room. Each move is "
@@ -290,6 +294,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table", default="usual", choices=tuple(TABLES),
                         help="who sits at the table (tests/table.py TABLES): the usual four, "
                         "or four strangers with other names and voices")  # fmt: skip
+    parser.add_argument("--rt60", type=float,
+                        help="the players speak in a reverberant room of this RT60 (seconds, "
+                        "as pyroomacoustics' Sabine estimate; its tails measure ~0.15 s "
+                        "longer), each seat its own impulse response to the laptop "
+                        "(tests/table.py seat_rooms); else dry")  # fmt: skip
     parser.add_argument("--fresh", action="store_true",
                         help="a new data folder for every game (else the games share one, "
                         "as one laptop does: the names check is kept from the first)")  # fmt: skip
@@ -327,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {condition}, seed {seed} ({work})", flush=True)
             data = None if args.fresh else scratch / "data"  # one laptop, game after game
             game = play_game(condition, seed, work, args.code, sys.stdout, data, args.ears,
-                             args.voices, args.backend, args.table)  # fmt: skip
+                             args.voices, args.backend, args.table, args.rt60)  # fmt: skip
             games.append(game)
             scores.append(score(game))
             print(json.dumps({k: v for k, v in scores[-1].items() if k != "latency"}), flush=True)
@@ -339,6 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": time.monotonic() - began, "tree": str(tree),
         "load": f"{load_before:.1f} to {os.getloadavg()[1]:.1f}",
         "table": seating(args.table),
+        "room": f"reverberant, RT60 {args.rt60:g} s (Sabine)" if args.rt60 else "dry",
     }  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps({"meta": meta, "scores": scores,
