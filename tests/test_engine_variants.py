@@ -189,6 +189,19 @@ def test_timer_warns_then_times_out_a_player_who_must_play():
     assert s.state.pile_size == 3 and s.state.callable == []
 
 
+def test_a_joker_laid_face_up_on_time_out_counts_as_a_rank_the_player_could_claim():
+    """Up-or-down: Ben, timed out with kings or twos due, lays a joker face up; the next turn
+    goes on from a rank (the engine raised on the joker's own, found by hypothesis)."""
+    from referee.game.events import Tick
+
+    s = session("rank_order=updown", "timer=15", "jokers=2", players=("Alice", "Ben", "Cara"))
+    s.hear("one ace", t=0.0)
+    assert texts(s.submit(Tick(t=16.0))) == ["Ben, time's up: lay your lowest card face up."]
+    said = s.see(cards("JK"), t=17.0)
+    assert kinds(said)[0] == "forced_play" and s.state.rank_ref in ("K", "2")
+    assert texts(said)[-1] in ("Cara, queens or aces.", "Cara, aces or threes.")
+
+
 def test_timer_passes_a_player_who_may_pass():
     from referee.game.events import Tick
 

@@ -482,7 +482,9 @@ def _forced_play(s: State, cards: tuple[Card, ...], say: Say) -> None:
         raise Rejected(f"{_who(s)}, just one card, face up.")
     seat, card = s.turn, cards[0]
     legal = legal_ranks(s)
-    rank = legal[0] if len(legal) == 1 else card.rank
+    # a wild joker counts as a rank the player may claim: the first legal one (a joker's own
+    # "rank" as the pile's reference left the next turn with no rank to go on from)
+    rank = card.rank if len(legal) > 1 and card.rank in legal else legal[0]
     _lay(s, Play(seat, 1, rank, cards, face_up=True), say)
     s.phase = "play"
     say.append(Announcement(f"{_who(s)} lays {rank_name(card.rank)} face up.", "forced_play"))
