@@ -227,17 +227,22 @@ def synthetic_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]
 #: away, RT60 0.3-0.7 s), drawn from another seed: no room of the training clips
 ROOM_SEED = 11
 ROOM_COUNT = 16
+#: the rooms' image-source order (``Rooms``): None, every order their RT60 asks for (tails
+#: 0.3-0.8 s); 12 as until 2026-12-07 (tails 0.12-0.28 s: ``--room-order 12``)
+ROOM_ORDER: int | None = None
+#: how long the room rings on past the words in a reverberant clip
+ROOM_TAIL_S = 0.8
 
 
 def reverberant_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Clip]:
     """The game phrases of :func:`synthetic_sets`'s clean and babble sets, each drawn anew
-    and said in a reverberant room (#21: within 3 points of dry); [] without
+    and said in a reverberant room (#21: within 3 points of dry; ``ROOM_ORDER``); [] without
     pyroomacoustics (the ``train`` extra). Drawn from their own generators, so the other
     sets stay the clips they always were."""
     from referee.speech.listener.data import Rooms
 
     try:
-        rooms = Rooms(cache.root, count=ROOM_COUNT, seed=ROOM_SEED)
+        rooms = Rooms(cache.root, count=ROOM_COUNT, seed=ROOM_SEED, order=ROOM_ORDER)
     except ImportError:
         print("pyroomacoustics missing: no reverberant sets", file=sys.stderr)
         return []
@@ -247,11 +252,11 @@ def reverberant_sets(cache: SynthCache, per_set: int, seed: int = 7) -> list[Cli
     for set_name in ("synth reverb", "synth reverb babble 10 dB"):
 
         def heard(speech: np.ndarray, set_name: str = set_name) -> tuple[np.ndarray, float]:
-            wet = rooms.apply(speech, rng)  # the room's tail runs on 0.3 s past the words
+            wet = rooms.apply(speech, rng, ROOM_TAIL_S)  # the room rings on past the words
             audio, end = place(wet, tail_s=0.5)
             if "babble" in set_name:
                 audio = mix(audio, babble(cache, rng, len(audio) / SAMPLE_RATE + 1), 10, 0.1, nrng)
-            return audio, end - 0.3
+            return audio, end - (len(wet) - len(speech)) / SAMPLE_RATE
 
         clips += game_clips(set_name, per_set, cache, rng, heard)
     return clips

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.speech import corpus, turn_off
 from bench.speech.corpus import (
     PLAYERS,
     SHORT_WORDS,
@@ -252,7 +253,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real-limit", type=int, default=0, help="subsample real clips (0: all)")
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=HERE / "results.md")
+    parser.add_argument("--only", help="score only the sets whose name holds this (e.g. reverb)")
+    parser.add_argument("--room-order", type=int, default=None,
+                        help="the reverberant rooms' image-source order (default: all their "
+                        "RT60 asks for; 12: the rooms as made until 2026-12-07, tails of "
+                        "0.12-0.28 s)")  # fmt: skip
+    parser.add_argument("--without", action="append", default=[], metavar="RULE",
+                        help="turn off a bool rule of the recognizer or the listener backend "
+                        "(e.g. RANK_DUE_MEND)")  # fmt: skip
     args = parser.parse_args(argv)
+    try:
+        turn_off(args.without)
+    except ValueError as err:
+        parser.error(str(err))
+    corpus.ROOM_ORDER = args.room_order
     from platformdirs import user_cache_dir
 
     cache = SynthCache(args.cache or Path(user_cache_dir("referee")) / "bench-speech")
@@ -263,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.real_limit:
         real = real[:: max(1, len(real) // args.real_limit)]
     clips += real + cards_clips()
+    if args.only:
+        clips = [c for c in clips if args.only in c.set]
     print(f"corpus: {len(clips)} clips in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     names = [b for b in args.backends.split(",") if b]
     if args.vosk_model:
@@ -279,7 +295,13 @@ def main(argv: list[str] | None = None) -> int:
         "real noise beds from noise_speechcommands_bg; babble = 3 espeak talkers; short words: "
         f"{len(SHORT_WORDS)} short non-game words and phrases; reverb: the clean and babble "
         "phrases drawn anew in 16 reverberant rooms (pyroomacoustics, RT60 0.3-0.7 s, talker "
-        "0.8-1.5 m from a laptop on a table; not the listener's training rooms). Context: "
+        "0.8-1.5 m from a laptop on a table; not the listener's training rooms; "
+        + (
+            f"image order capped at {args.room_order}"
+            if args.room_order
+            else "every image order the RT60 asks for, the tail kept 0.8 s"
+        )
+        + "). Context: "
         f"players {', '.join(PLAYERS)}, rank due known (the claim's rank for claims), max count 4; "
         "each phrase heard in the phase the live referee would be in (claims, calls, passes, "
         "commands and table chatter during play; names when asking who called); the bare count, "

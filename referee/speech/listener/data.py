@@ -433,10 +433,19 @@ class Babble:
 
 class Rooms:
     """Room impulse responses: a laptop on a table 0.8-1.5 m from the talker, RT60 0.3-0.7 s
-    (pyroomacoustics image sources); made once and cached."""
+    (pyroomacoustics image sources); made once and cached.
 
-    def __init__(self, root: Path, count: int = 48, seed: int = 5):
-        path = root / f"rooms-{count}-{seed}.npz"
+    ``order``: the image sources' largest order. The RT60 asks for 40-120 in these rooms;
+    capped at 12 (``LEGACY_ORDER``, how every listener head so far was trained and
+    bench/speech's reverberant sets were made until 2026-12-07) a room's tail measures
+    0.12-0.28 s (``pyroomacoustics.experimental.measure_rt60``), not the RT60 drawn: dry
+    rooms. None: every order the RT60 asks for (up to 120), tails as drawn."""
+
+    LEGACY_ORDER = 12
+
+    def __init__(self, root: Path, count: int = 48, seed: int = 5, order: int | None = None):
+        path = root / (f"rooms-{count}-{seed}.npz" if order == self.LEGACY_ORDER
+                       else f"rooms-order{order or 'full'}-{count}-{seed}.npz")  # fmt: skip
         if path.is_file():
             with np.load(path) as f:
                 self.rirs = [f[k] for k in sorted(f.files)]
@@ -448,10 +457,11 @@ class Rooms:
         for _ in range(count):
             dims = np.array([nrng.uniform(3, 7), nrng.uniform(3, 6), nrng.uniform(2.4, 3.2)])
             rt60 = nrng.uniform(0.3, 0.7)
-            absorption, order = pra.inverse_sabine(rt60, dims)
+            absorption, needed = pra.inverse_sabine(rt60, dims)
             room = pra.ShoeBox(
-                dims, fs=SAMPLE_RATE, materials=pra.Material(absorption), max_order=min(order, 12)
-            )
+                dims, fs=SAMPLE_RATE, materials=pra.Material(absorption),
+                max_order=min(needed, order or 120),
+            )  # fmt: skip
             mic = np.array([nrng.uniform(1, dims[0] - 1), nrng.uniform(1, dims[1] - 1), 0.8])
             angle, dist = nrng.uniform(0, 2 * np.pi), nrng.uniform(0.8, 1.5)
             src = mic + [dist * np.cos(angle), dist * np.sin(angle), nrng.uniform(0.35, 0.6)]
@@ -464,10 +474,11 @@ class Rooms:
         root.mkdir(parents=True, exist_ok=True)
         np.savez(path, **{f"r{i:03d}": r for i, r in enumerate(self.rirs)})
 
-    def apply(self, audio: np.ndarray, rng: random.Random) -> np.ndarray:
+    def apply(self, audio: np.ndarray, rng: random.Random, tail_s: float = 0.3) -> np.ndarray:
+        """``audio`` said in one of the rooms, its ring kept ``tail_s`` past the words."""
         from scipy.signal import fftconvolve
 
-        wet = fftconvolve(audio, rng.choice(self.rirs))[: len(audio) + int(0.3 * SAMPLE_RATE)]
+        wet = fftconvolve(audio, rng.choice(self.rirs))[: len(audio) + int(tail_s * SAMPLE_RATE)]
         return wet.astype(np.float32)
 
 
@@ -494,7 +505,9 @@ class Maker:
         self.party = mix in ("party", "crowd")
         self.babble = Babble(root, **BABBLES.get(mix, {}))
         try:
-            self.rooms = Rooms(root) if rooms else None
+            # the committed heads were trained in these rooms (tails 0.12-0.28 s); a head
+            # trained in rooms that ring as long as their RT60 (order=None) is to be measured
+            self.rooms = Rooms(root, order=Rooms.LEGACY_ORDER) if rooms else None
         except ImportError:
             print("pyroomacoustics missing: no reverberant rooms", file=sys.stderr)
             self.rooms = None

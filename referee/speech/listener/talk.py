@@ -117,7 +117,7 @@ class Talk:
     def __init__(self, root: Path = DATA):
         self.babble = Babble(root, size=600, seed=7, crowd=True)
         try:
-            self.rooms: Rooms | None = Rooms(root)
+            self.rooms: Rooms | None = Rooms(root, order=Rooms.LEGACY_ORDER)
         except ImportError:
             print("pyroomacoustics missing: no reverberant rooms", file=sys.stderr)
             self.rooms = None
