@@ -661,6 +661,7 @@ class LiveReferee:
             max_count=most,
             taken_back=self._taken_back(ranks, most),
             undoing=self._undo_likely(),
+            last_rank=(state.last_claim or {}).get("rank"),
         )
         # only when it changed: whisper's takes 50-100 ms, on the audio's own thread
         if context != self._context:

@@ -74,6 +74,8 @@ class ListenContext:
     asking: str | None = None
     taken_back: frozenset[tuple[int, str]] = frozenset()
     undoing: bool = False
+    #: the rank of the claim just taken: a claim of it now is most likely that one said again
+    last_rank: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", tuple(self.players))

@@ -179,6 +179,17 @@ FAINT_CALL_MAX = 0.1
 #: 9 -> 4). Runs differ by a few claims (early readings follow the machine's clock)
 COUNT_MEND = True
 COUNT_SURE = 0.9
+#: where one rank is legal (the rank due) and whisper read plainly (``RANK_DUE_MIN``) a claim
+#: of another, the head sure it is a claim and of whisper's count (``COUNT_SURE``), it is
+#: that count of the rank due, ``guessed`` (made on whole readings only): a rank misheard
+#: costs nothing the referee needs, the count is what the player chose. Not a claim of the
+#: rank of the claim just taken (``ListenContext.last_rank``): a player saying theirs again,
+#: late, would be made the next player's claim. In a reverberant room (bench/table --rt60
+#: 0.5) Cara's (espeak) "one jack" was read "one two" at 0.52-0.62 four times (the head: a
+#: claim of one, 1.0, of tens) and the game was given up; a clear "two sevens" with eights
+#: due is still not "two eights" where the claim before was of sevens
+RANK_DUE_MEND = True
+RANK_DUE_MIN = 0.4
 #: weight of the head's log-posterior of a phrase's parts against the decoder's mean log-prob
 HEAD_WEIGHT = 1.0
 #: the kinds the head knows; contexts listening for any other keep whisper's reading
@@ -324,6 +335,10 @@ class ListenerBackend(ConstrainedWhisperBackend):
                 if made is not None:
                     return made
                 makes = False  # nothing of that kind fits: whisper's reading, checked, stands
+        if final and kind == "claim" and sure >= RESCUE and kind in self.make_kinds:
+            mended = self._rank_due_mended(result, p)  # see RANK_DUE_MEND
+            if mended is not None:
+                return mended
         base = super().decode(audio, final=final)
         heard = interpret(base.text, self.ctx) if base.text else None
         if makes and (heard is None or heard.type != kind):
@@ -487,6 +502,29 @@ class ListenerBackend(ConstrainedWhisperBackend):
         if not admit(mended, self.ctx):
             return base, heard
         return replace(base, text=describe_count(count, heard.rank), guessed=True), mended
+
+    def _rank_due_mended(self, result, p: dict[str, np.ndarray]) -> Hypothesis | None:
+        """Whisper's plain free reading (``result``) of a claim of a rank not due, as that
+        count of the one rank due (see ``RANK_DUE_MEND``); None where it is not such a
+        reading."""
+        if not RANK_DUE_MEND or len(self.ctx.legal_ranks) != 1 or "claim" not in self.ctx.intents:
+            return None
+        if result.no_speech_prob > self.no_speech_max:
+            return None
+        free = self._text(result)
+        read = parse(free, self.ctx.players)
+        confidence = reading_confidence(result.scores[0], result)
+        if read.type != "claim" or read.rank in (*self.ctx.legal_ranks, self.ctx.last_rank):
+            return None  # a claim of the rank due is whisper's and the head's as ever
+        if confidence < RANK_DUE_MIN:
+            return None
+        i = int(np.argmax(p["count"]))
+        if COUNTS[i] != read.count or float(p["count"][i]) < COUNT_SURE:
+            return None
+        mended = replace(read, rank=self.ctx.legal_ranks[0])
+        if not admit(mended, self.ctx):
+            return None
+        return Hypothesis(describe_count(read.count, mended.rank), confidence, guessed=True)
 
     def _undo_expected(self, sure: float, p: dict[str, np.ndarray]) -> bool:
         """Whether an undo is likely now and the head hears one (see ``UNDOING_COMMAND``)."""
