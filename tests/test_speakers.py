@@ -420,16 +420,24 @@ def test_a_voice_learned_and_then_undone_is_forgotten(recordings):
     assert not heard.forget("Alice", voices["Ben"][0])  # never learned as hers
 
 
+TEN_RANKS = ("aces", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
+             "tens")  # fmt: skip
+
+
+def ten_claims(order: tuple[str, ...]) -> list[np.ndarray]:
+    """Ten claims of two, aces to tens, said in turn round ``order``, six seconds apart."""
+    parts = [quiet(6.0)]
+    for turn, rank in enumerate(TEN_RANKS):
+        parts += [say(order[turn % len(order)], f"two {rank}"), quiet(6.0)]
+    return parts
+
+
 @needs_espeak
 def test_play_without_voices_learns_them_from_the_claims(tmp_path, capsys):
     """No profile: once each player's claims have taught the referee their voice, a bare
     call is credited to its caller's voice; with --no-learn-voices it is asked about."""
-    ranks = ("aces", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
-             "tens")  # fmt: skip
     order = ("Alice", "Ben", "Cara")
-    parts = [quiet(6.0)]
-    for turn, rank in enumerate(ranks):
-        parts += [say(order[turn % 3], f"two {rank}"), quiet(6.0)]
+    parts = ten_claims(order)
     parts += [say("Ben", "cheat!"), quiet(6.0)]
     wav = write_wav(tmp_path / "game.wav", np.concatenate(parts))
     runs = {}
@@ -443,12 +451,12 @@ def test_play_without_voices_learns_them_from_the_claims(tmp_path, capsys):
         said = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
         runs[bool(flags)] = [s.get("kind") for s in said], said
     kinds, said = runs[False]
-    assert kinds.count("claim") == len(ranks)
+    assert kinds.count("claim") == len(TEN_RANKS)
     assert "who_called" not in kinds
     call = said[kinds.index("call")]
     assert (call["caller"], call["claimer"]) == ("Ben", "Alice")
     kinds, _ = runs[True]
-    assert kinds.count("claim") == len(ranks) and "who_called" in kinds
+    assert kinds.count("claim") == len(TEN_RANKS) and "who_called" in kinds
 
 
 def _unit_voices(seed: int, n: int) -> np.ndarray:
@@ -493,12 +501,8 @@ def test_a_resumed_game_knows_the_voices_it_had_learned(tmp_path, capsys):
     """The lid closed after ten claims: `play --resume` credits Ben's bare call to his voice
     at once, as the game before the crash would have; a game whose kept voices are gone
     asks "Who called?" again."""
-    ranks = ("aces", "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
-             "tens")  # fmt: skip
     order = ("Alice", "Ben", "Cara")
-    parts = [quiet(6.0)]
-    for turn, rank in enumerate(ranks):
-        parts += [say(order[turn % 3], f"two {rank}"), quiet(6.0)]
+    parts = ten_claims(order)
     claims = write_wav(tmp_path / "claims.wav", np.concatenate(parts))
     call = write_wav(tmp_path / "call.wav", np.concatenate([quiet(6.0), say("Ben", "cheat!"),
                                                             quiet(6.0)]))  # fmt: skip
