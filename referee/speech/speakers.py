@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -293,6 +294,14 @@ class Player:
     heard_only: bool = False
 
 
+def _hold(player: Player, voice: np.ndarray) -> None:
+    """``voice`` among ``player``'s voices learned in play (its enrolled voiceprint kept
+    apart first); the voiceprint is made again by :func:`_refresh`."""
+    if player.enrolled is None and not player.heard_only:
+        player.enrolled = player.voiceprint
+    player.learned.append(_unit(voice))
+
+
 def _refresh(player: Player) -> None:
     """``player``'s voiceprint made again from what it holds (:meth:`SpeakerProfile.learn`):
     the voices learned alone (none left: no voiceprint) for a player never enrolled, else
@@ -420,9 +429,7 @@ class SpeakerProfile:
         sure, _ = self.whose(voice)
         if sure is not None and sure != name:
             return False
-        if player.enrolled is None and not player.heard_only:
-            player.enrolled = player.voiceprint
-        player.learned.append(_unit(voice))
+        _hold(player, voice)
         _refresh(player)
         return True
 
@@ -445,8 +452,6 @@ class SpeakerProfile:
         """Write what play has taught each voiceprint to ``path`` (whole or not at all), so
         that a game resumed after a crash knows the table's voices again
         (:meth:`restore_learned`) instead of learning them anew from three claims each."""
-        import time
-
         path = Path(path)
         learned = [(p.name, v) for p in self.players for v in p.learned]
         voices = np.stack([v for _, v in learned]).astype(np.float32) if learned else (
@@ -464,8 +469,6 @@ class SpeakerProfile:
         same players in the same seats) within ``max_age_s``: how many were restored (0: no
         such file, another table's, or too old). Raises :class:`VoiceProfileError` when
         the file is damaged."""
-        import time
-
         path = Path(path)
         if not path.is_file():
             return 0
@@ -483,11 +486,8 @@ class SpeakerProfile:
             return 0
         for name, voice in zip(owners, voices, strict=True):
             player = self._player(name)
-            if player is None:
-                continue
-            if player.enrolled is None and not player.heard_only:
-                player.enrolled = player.voiceprint
-            player.learned.append(_unit(voice))
+            if player is not None:
+                _hold(player, voice)
         for player in self.players:
             _refresh(player)
         return len(owners)
@@ -708,15 +708,20 @@ class AudioTap:
         return np.concatenate(parts) if parts else np.zeros(0, np.float32)
 
 
+def _warn(message: str) -> None:
+    from referee.errors import warn
+
+    warn(message)
+
+
 class Teller:
     """Tells each utterance's speaker by ``profile`` from the audio ``tap`` kept. A voice that
     cannot be told (the encoder failing mid-game) leaves the words heard with no speaker: a
-    voice is a help, the ears go on; said once (``warn``, default the referee's)."""
+    voice is a help, the ears go on; said once."""
 
-    def __init__(self, profile: SpeakerProfile, tap: AudioTap, warn=None):
+    def __init__(self, profile: SpeakerProfile, tap: AudioTap):
         self.profile = profile
         self.tap = tap
-        self.warn = warn
         self.failed = False
 
     def tell(self, heard: Heard) -> tuple[Heard, np.ndarray | None]:
@@ -727,18 +732,10 @@ class Teller:
             name, score = self.profile.whose(voice)
         except Exception as err:  # noqa: BLE001 - see the class
             if not self.failed:
-                self._warn(f"could not tell a voice ({err}); a bare call is asked about")
+                _warn(f"could not tell a voice ({err}); a bare call is asked about")
             self.failed = True
             return replace(heard, speaker=None, speaker_score=None), None
         return replace(heard, speaker=name, speaker_score=round(score, 3)), voice
-
-    def _warn(self, message: str) -> None:
-        if self.warn is None:
-            from referee.errors import warn
-
-            warn(message)
-        else:
-            self.warn(message)
 
 
 def with_speaker(heard: Heard, profile: SpeakerProfile, tap: AudioTap) -> Heard:
@@ -834,7 +831,7 @@ class VoicedRecognizer:
         """``heard`` with its speaker; an early reading's final over the same audio (the
         usual case) reuses its answer."""
         key = (heard.utterance.start, heard.utterance.end)
-        if self._last[0] != key or self._last[1] is None:
+        if self._last[0] != key:
             found, voice = self.teller.tell(heard)
             self._last = (key, found)
             self._voices[key] = voice
@@ -861,7 +858,7 @@ class VoicedRecognizer:
             try:
                 self.profile.keep_learned(self.kept)
             except OSError as err:
-                self.teller._warn(f"cannot keep the voices learned in {self.kept} ({err}); "
+                _warn(f"cannot keep the voices learned in {self.kept} ({err}); "
                                   "a resumed game learns them anew")  # fmt: skip
                 self.kept = None
         return changed
