@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.speech import turn_off
+from bench.speech import add_without, turn_off
 from bench.speech.corpus import (
     CHATTER,
     PITCHES,
@@ -164,14 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         "--out", default="chatter", help="the results' name in bench/speech (.md and .json)"
     )
     parser.add_argument("--cache", type=Path, default=None)
-    parser.add_argument("--without", action="append", default=[], metavar="RULE",
-                        help="turn off a bool rule of the recognizer or the listener backend "
-                        "(e.g. RANK_DUE_MEND)")  # fmt: skip
+    add_without(parser)
     args = parser.parse_args(argv)
-    try:
-        turn_off(args.without)
-    except ValueError as err:
-        parser.error(str(err))
+    turn_off(parser, args.without)
     from platformdirs import user_cache_dir
 
     from referee.speech import make_recognizer

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.speech import corpus
+from bench.speech import add_without, corpus, turn_off
 from referee.game.cards import RANKS
 from referee.live.calls import acted_on_early
 from referee.speech.audio import ArraySource
@@ -184,8 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--named-min", type=float, default=None,
                         help="override the listener's NAMED_MIN (0: never made bare)")  # fmt: skip
-    parser.add_argument("--without", action="append", default=[], metavar="RULE",
-                        help="turn off a rule of the recognizer (e.g. NAMED_AT_PAUSE)")  # fmt: skip
+    add_without(parser)
     parser.add_argument("--out", type=Path, help="write named[-NAME].md/.json here")
     parser.add_argument("--name", default="", help="suffix of the report's file name")
     args = parser.parse_args(argv)
@@ -193,12 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         from referee.speech.listener import backend
 
         backend.NAMED_MIN = args.named_min
-    from referee.speech import recognizer
-
-    for rule in args.without:
-        if not isinstance(getattr(recognizer, rule, None), bool):
-            parser.error(f"{rule} is not one of the recognizer's rules")
-        setattr(recognizer, rule, False)
+    turn_off(parser, args.without)
     results = run(args.clips, args.seed)
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                          text=True, cwd=Path(__file__).parent).stdout.strip()  # fmt: skip

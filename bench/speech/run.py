@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.speech import corpus, turn_off
+from bench.speech import add_without, corpus, turn_off
 from bench.speech.corpus import (
     PLAYERS,
     SHORT_WORDS,
@@ -258,14 +258,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the reverberant rooms' image-source order (default: all their "
                         "RT60 asks for; 12: the rooms as made until 2026-12-07, tails of "
                         "0.12-0.28 s)")  # fmt: skip
-    parser.add_argument("--without", action="append", default=[], metavar="RULE",
-                        help="turn off a bool rule of the recognizer or the listener backend "
-                        "(e.g. RANK_DUE_MEND)")  # fmt: skip
+    add_without(parser)
     args = parser.parse_args(argv)
-    try:
-        turn_off(args.without)
-    except ValueError as err:
-        parser.error(str(err))
+    turn_off(parser, args.without)
     corpus.ROOM_ORDER = args.room_order
     from platformdirs import user_cache_dir
 
