@@ -1,5 +1,6 @@
-"""The listener's training tools: heads of every shape export to what the runtime reads, and
-heads averaged into one file answer as their mean."""
+"""The listener's training tools: heads of every shape export to what the runtime reads,
+heads averaged into one file answer as their mean, and an exported head is taken back to be
+trained on."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ pytest.importorskip("onnx")
 
 from referee.speech.listener.backend import ListenerHead  # noqa: E402
 from referee.speech.listener.labels import HEADS  # noqa: E402
-from referee.speech.listener.train import DIM, average, build_model, export  # noqa: E402
+from referee.speech.listener.train import (  # noqa: E402
+    DIM,
+    MODEL,
+    average,
+    build_model,
+    export,
+    weights_from_onnx,
+)
 
 
 def _exported(tmp_path: Path, name: str, seed: int, **shape) -> tuple[Path, object]:
@@ -61,3 +69,20 @@ def test_averaged_heads_answer_as_their_mean(tmp_path: Path) -> None:
         assert mean[name].shape == (HEADS[name],)
         assert np.allclose(mean[name], (pa[name] + pb[name]) / 2, atol=1e-6), name
         assert not np.allclose(pa[name], pb[name], atol=1e-3), name  # two different heads
+
+
+def test_an_exported_head_is_taken_back_whole_to_train_on(tmp_path: Path) -> None:
+    """``--init``: the committed head (no checkpoint kept) loaded into a fresh model answers
+    as the file does, so training goes on from it, not from scratch."""
+    torch.manual_seed(3)
+    model = build_model()
+    frames = np.random.default_rng(4).standard_normal((90, DIM)).astype(np.float32)
+    want = ListenerHead(MODEL)(frames)
+    weights_from_onnx(model, MODEL)
+    model.eval()
+    with torch.no_grad():
+        got = [torch.softmax(z, -1)[0].numpy() for z in model(torch.from_numpy(frames)[None])]
+    for name, p in zip(HEADS, got, strict=True):
+        assert np.allclose(p, want[name], atol=1e-5), name
+    with pytest.raises(ValueError, match="no weight|is"):
+        weights_from_onnx(build_model(hidden=32), MODEL)

@@ -499,15 +499,22 @@ def mic_color(audio: np.ndarray, nrng: np.random.Generator) -> np.ndarray:
 class Maker:
     """Draws one augmented, labelled clip per (seed, index)."""
 
-    def __init__(self, root: Path = DATA, rooms: bool = True, mix: str = "table"):
+    def __init__(
+        self, root: Path = DATA, rooms: bool = True, mix: str = "table", ring: float | None = None
+    ):
+        """``ring``: the share of speech said in rooms that ring as long as their RT60
+        (``Rooms(order=None)``), each keeping 0.3-0.7 s of its tail; None: 30% in the
+        legacy rooms (every committed head's data, made again from its seeds as it was)."""
         self.mix = MIXES[mix]
+        self.ring = ring
         #: the party and crowd mixes lay most of their clips over babble (see PARTY_MIX)
         self.party = mix in ("party", "crowd")
         self.babble = Babble(root, **BABBLES.get(mix, {}))
         try:
             # the committed heads were trained in these rooms (tails 0.12-0.28 s); a head
             # trained in rooms that ring as long as their RT60 (order=None) is to be measured
-            self.rooms = Rooms(root, order=Rooms.LEGACY_ORDER) if rooms else None
+            order = Rooms.LEGACY_ORDER if ring is None else None
+            self.rooms = Rooms(root, order=order) if rooms else None
         except ImportError:
             print("pyroomacoustics missing: no reverberant rooms", file=sys.stderr)
             self.rooms = None
@@ -520,8 +527,9 @@ class Maker:
         level = 10 ** (rng.uniform(-32, -16) / 20)
         if text:
             speech, voice = speak(text, rng)
-            if self.rooms is not None and rng.random() < 0.3:
-                speech = self.rooms.apply(speech, rng)
+            if self.rooms is not None and rng.random() < (self.ring or 0.3):
+                tail = 0.3 if self.ring is None else rng.uniform(0.3, 0.7)
+                speech = self.rooms.apply(speech, rng, tail_s=tail)
             speech = speech * (level / max(rms(speech), 1e-6))
             # a voice-activity segment: starts up to 0.4 s early and ends up to 0.4 s late,
             # now and then clipping 50 ms of the words
@@ -614,13 +622,18 @@ def main(argv: list[str] | None = None) -> int:
         default="table",
         help="party: negatives over babble; crowd: the same over a larger, accented babble",
     )
+    parser.add_argument(
+        "--ring", type=float, metavar="SHARE",
+        help="this share of the speech said in rooms that ring as long as their RT60 "
+        "(shards named -ring); default: 30%% in the legacy rooms (tails 0.12-0.28 s)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     from referee.speech.backends.whisper import WhisperBackend
 
     args.out.mkdir(parents=True, exist_ok=True)
-    maker = Maker(args.out, mix=args.mix)
+    maker = Maker(args.out, mix=args.mix, ring=args.ring)
     encoder = WhisperBackend(threads=args.threads)
-    mix = "" if args.mix == "table" else f"-{args.mix}"
+    mix = ("" if args.mix == "table" else f"-{args.mix}") + ("" if args.ring is None else "-ring")
     for shard in range(args.first, args.first + args.shards):
         path = args.out / f"shard-s{args.seed}{mix}-{shard:04d}.npz"
         if path.is_file():

@@ -111,6 +111,31 @@ def build_model(hidden: int = 128, layers: int = 0):
     return Head()
 
 
+def weights_from_onnx(model, path: Path) -> None:
+    """Load an exported head's weights into ``model`` (of the same shape), to train it on
+    from there (``--init``): the committed heads keep no checkpoint. The exporter names most
+    weights as the model does (``head.<name>``); a linear layer it folded into a MatMul
+    (the attention pool's) keeps only its transposed weight, matched by shape."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    found = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
+    state = model.state_dict()
+    loose = {k: v for k, v in found.items() if not k.startswith("head.")}
+    for name, param in state.items():
+        value = found.get(f"head.{name}")
+        if value is None:
+            fits = [k for k, v in loose.items() if v.T.shape == tuple(param.shape)]
+            if len(fits) != 1:
+                raise ValueError(f"{path}: no weight for {name} {tuple(param.shape)}")
+            value = loose.pop(fits[0]).T
+        if value.shape != tuple(param.shape):
+            raise ValueError(f"{path}: {name} is {value.shape}, the head's {tuple(param.shape)}")
+        state[name] = torch.from_numpy(np.ascontiguousarray(value))
+    model.load_state_dict(state)
+
+
 def batches(idx: np.ndarray, frames, targets, size: int, rng, train: bool):
     import torch
 
@@ -302,6 +327,11 @@ def main(argv: list[str] | None = None) -> int:
         "--checkpoint", type=Path, help="resumable state (default: DATA/head.pt; one per head "
         "trained side by side)",
     )  # fmt: skip
+    parser.add_argument(
+        "--init", type=Path, metavar="HEAD",
+        help="start from this exported head's weights (when no checkpoint is resumed): "
+        "train the committed head on in new conditions, with a lower --lr",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.eval:
         print(json.dumps(evaluate_onnx(args.eval, args.data), indent=1))
@@ -332,6 +362,9 @@ def main(argv: list[str] | None = None) -> int:
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         first = state["epoch"] + 1
+    elif args.init:
+        weights_from_onnx(model, args.init)
+        print(f"starting from {args.init}", file=sys.stderr)
     steps = args.epochs * (len(train_idx) // args.batch + 1)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps)
     for _ in range(first * (len(train_idx) // args.batch + 1)):
