@@ -661,3 +661,58 @@ def test_a_name_the_head_is_sure_of_is_still_made_where_whisper_read_it_faintly(
     backend._last = None
     made = backend.decode(_hum())
     assert made.guessed and interpret(made.text, ctx).type == "name", made
+
+
+def _kinds_head(**kinds: float) -> _Head:
+    head = _Head("none", call_word=0)
+    head.out["kind"][:] = 0.0
+    for kind, p in kinds.items():
+        head.out["kind"][KINDS.index(kind)] = p
+    return head
+
+
+@pytest.mark.parametrize(
+    ("said", "kinds", "call"),
+    [
+        ("three", {"call": 0.7, "none": 0.2, "claim": 0.05, "count": 0.05}, True),
+        ("three", {"call": 0.45, "none": 0.5, "claim": 0.05}, False),  # the head not most
+        ("three", {"call": 0.6, "claim": 0.2, "count": 0.2}, False),  # a count, maybe
+        ("three sevens", {"call": 0.7, "none": 0.2, "claim": 0.1}, False),  # two words
+    ],
+)
+def test_a_short_reading_of_no_call_the_head_hears_as_one_is_made_a_call(
+    backend, monkeypatch, said, kinds, call
+):
+    """In a reverberant room piper's bare "cheat!" was read "three" or "two" (the head: a
+    call 0.43-0.93, under RESCUE) and went unheard, given up after four tries, or was taken
+    as a claim of three (bench/table --rt60 0.5): a reading of one word or none that is no
+    call is made a call where the head hears a call most (SHORT_CALL)."""
+    from referee.speech.listener import backend as module
+
+    ctx = _play(backend)
+    audio = _clip(said)
+    monkeypatch.setattr(backend, "head", _kinds_head(**kinds))
+    heard = backend.decode(audio)
+    intent = interpret(heard.text, ctx) if heard.text else None
+    assert (intent is not None and intent.type == "call") is call, heard
+    if call:
+        assert heard.guessed
+        assert backend.decode(audio, final=False).text != heard.text  # whole readings only
+        monkeypatch.setattr(module, "SHORT_CALL", False)
+        backend._last = None
+        off = backend.decode(audio)
+        taken = interpret(off.text, ctx) if off.text else None
+        assert taken is None or taken.type != "call", off
+
+
+def test_a_call_made_of_a_short_reading_is_likely_and_not_the_calls_found_in_any_talk():
+    """Of bench/speech's short non-game words, "dinner" was made "b s" (0.033) and "me too"
+    "cheater" (0.010) so; the room's true calls were made at 0.025-0.21 (SHORT_CALL_MADE_MIN)."""
+    from referee.speech.types import Hypothesis
+
+    made = ListenerBackend._short_call_made
+    assert made(Hypothesis("cheat", 0.03, guessed=True))
+    assert made(Hypothesis("cheat alice", 0.2, guessed=True))
+    assert not made(Hypothesis("cheater", 0.01, guessed=True))
+    assert not made(Hypothesis("b s", 0.5, guessed=True))
+    assert not made(Hypothesis("liar", 0.5, guessed=True))

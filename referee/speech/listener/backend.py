@@ -28,6 +28,9 @@ final one):
   by both (decoder mean log-prob plus the head's log-posterior) is taken, marked
   ``guessed``; whisper-constrained's second reading and name weighing are then skipped
   (0.2-0.3 s a reading on these cores).
+- a short reading of no call (one word or none: "three", "g") where the head hears a call
+  most, if less surely, is made a call the same way (``SHORT_CALL``): a bare "cheat!" in a
+  ringing room.
 
 A phrase is made only on a whole reading (``final``: the first pause's and the utterance's
 own), never on the periodic re-reads while the words go on: a guessed early reading is never
@@ -190,6 +193,22 @@ COUNT_SURE = 0.9
 #: due is still not "two eights" where the claim before was of sevens
 RANK_DUE_MEND = True
 RANK_DUE_MIN = 0.4
+#: a short utterance whisper read as one word or none that is no call (a lone number, a
+#: syllable), the head hearing a call the most at ``SHORT_CALL_MIN`` or more (under
+#: ``RESCUE``) and claims and lone counts together under ``SHORT_CALL_CLAIMS``, is made a
+#: call (``guessed``, whole readings only). In a reverberant room (bench/table --rt60 0.5,
+#: tails 0.64-0.67 s) piper's bare "cheat!" was read "three", "two", "g", "teat" and the
+#: head gave a call 0.43-0.93: given up after four tries, twice, and a "cheat!" read "three"
+#: was a claim of three. Made so, a call is at least ``SHORT_CALL_MADE_MIN`` likely and
+#: none of ``SHORT_CALL_NOT``, the calls the decoder finds in any talk (``MADE_CALL_MIN``):
+#: of bench/speech's 94 short non-game words, "dinner" was made "b s" (0.033, the head a call
+#: 0.51) and "me too" "cheater" (0.010, 0.63), where the room's true calls so made were
+#: 0.025-0.21 (/tmp probe of the bench's seat rooms, piper's Joe)
+SHORT_CALL = True
+SHORT_CALL_MIN = 0.5
+SHORT_CALL_CLAIMS = 0.25
+SHORT_CALL_MADE_MIN = 0.02
+SHORT_CALL_NOT = frozenset({"liar", "b s"})
 #: weight of the head's log-posterior of a phrase's parts against the decoder's mean log-prob
 HEAD_WEIGHT = 1.0
 #: the kinds the head knows; contexts listening for any other keep whisper's reading
@@ -318,7 +337,8 @@ class ListenerBackend(ConstrainedWhisperBackend):
         kind = KINDS[int(np.argmax(p["kind"]))]
         sure = float(np.max(p["kind"]))
         makes = final and self._makes(kind, sure, p)
-        if makes:
+        short = final and not makes and self._short_call(kind, sure, p, result)
+        if makes or short:
             # whisper's free reading is all a phrase needs to be made: its second reading
             # and name weighing (0.2-0.3 s a reading here) would be thrown away for it.
             # Not for a call the head hears a name in and the free reading has none: the
@@ -332,6 +352,8 @@ class ListenerBackend(ConstrainedWhisperBackend):
                 makes = False  # see ANSWER_AS_READ
             elif (said is None or said.type != kind) and not unnamed:
                 made = self._make(encoded, kind, sure, p, naming, free)
+                if made is not None and short and not self._short_call_made(made):
+                    made = None  # see SHORT_CALL_MADE_MIN
                 if made is not None:
                     return made
                 makes = False  # nothing of that kind fits: whisper's reading, checked, stands
@@ -347,6 +369,26 @@ class ListenerBackend(ConstrainedWhisperBackend):
             if made is not None:
                 return made
         return base if heard is None else self._checked(base, heard, p)
+
+    def _short_call(self, kind: str, sure: float, p: dict[str, np.ndarray], result) -> bool:
+        """Whether whisper's free reading (``result``) is one word or none and no call,
+        where the head hears a call (see ``SHORT_CALL``)."""
+        if not SHORT_CALL or kind != "call" or not SHORT_CALL_MIN <= sure < RESCUE:
+            return False
+        if kind not in self.ctx.intents or kind not in self.make_kinds:
+            return False
+        if self._claim_p(p) >= SHORT_CALL_CLAIMS:
+            return False
+        free = "" if result.no_speech_prob > self.no_speech_max else self._text(result)
+        if len(free.split()) > 1:
+            return False
+        said = interpret(free, self.ctx) if free else None
+        return said is None or said.type in ("claim", "count")
+
+    @staticmethod
+    def _short_call_made(made: Hypothesis) -> bool:
+        """Whether a call made of a short reading may stand (see ``SHORT_CALL_MADE_MIN``)."""
+        return made.confidence >= SHORT_CALL_MADE_MIN and made.text not in SHORT_CALL_NOT
 
     def _answered(self, said) -> bool:
         """Whether whisper's free reading (meaning ``said``) names the caller the referee
