@@ -427,16 +427,20 @@ def babble_table(words_amplitude: float, pitch: int = 3300) -> np.ndarray:
 def test_a_command_standing_out_of_babble_is_read_from_its_own_stretch():
     """Babble held one utterance open for 5 s; read whole it is the babble's (nothing legal),
     so the loudest words in it are read alone, stamped with their own onset: a command said
-    there is taken, and a call naming its caller; a claim is not (chatter under babble read
-    so gave claims nobody made), nor a bare call."""
+    there is taken, a call naming its caller, and a claim read plainly and surely
+    (STRETCH_CLAIM: a ringing room's "four nines" under babble); not a guessed claim (chatter
+    under babble read so gave claims nobody made), nor a bare call."""
     rec = recognizer()
     heard = finals(rec, babble_table(0.2))
     assert [h.utterance.text for h in heard] == ["undo"]
     assert rec.backend.decoded[-2:] == [pytest.approx(5.66), pytest.approx(0.68)]  # whole, words
     assert heard[0].utterance.start == pytest.approx(3.0, abs=0.03)
     assert heard[0].utterance.end <= 3.55
+    heard = finals(recognizer(), babble_table(0.2, pitch=500))  # "two aces" there, at 0.9
+    assert [h.intent.to_dict() for h in heard] == [{"type": "claim", "count": 2, "rank": "A"}]
+    assert heard[0].utterance.start == pytest.approx(3.0, abs=0.03)
     rec = recognizer()
-    assert finals(rec, babble_table(0.2, pitch=500)) == []  # "two aces" there: not taken
+    assert finals(rec, babble_table(0.2, pitch=1700)) == []  # a claim guessed there: not taken
     assert rec.backend.decoded[-1] == pytest.approx(0.68)  # though it was read
     # a call naming its caller is taken ("Yuki, cheat!" at the end of 5 s of babble), a bare
     # call is not
@@ -449,6 +453,17 @@ def test_a_command_standing_out_of_babble_is_read_from_its_own_stretch():
     assert finals(rec, babble_table(0.05)) == []
     backend = rec.backend
     assert all(s > 4.0 for s, final in zip(backend.decoded, backend.finals, strict=True) if final)
+
+
+def test_a_claim_in_babble_is_read_from_its_stretch_only_by_the_rule(monkeypatch):
+    """Without STRETCH_CLAIM (or under its floor) a claim standing out of babble is not taken."""
+    from referee.speech import recognizer as module
+
+    monkeypatch.setattr(module, "STRETCH_CLAIM", False)
+    assert finals(recognizer(), babble_table(0.2, pitch=500)) == []
+    monkeypatch.setattr(module, "STRETCH_CLAIM", True)
+    monkeypatch.setattr(module, "STRETCH_CLAIM_MIN", 0.95)  # "two aces" is read at 0.9
+    assert finals(recognizer(), babble_table(0.2, pitch=500)) == []
 
 
 class HeadMadeBareBackend(ToneBackend):

@@ -111,6 +111,14 @@ MUTES_KEPT = 2000
 #: name someone the table can check, and chatter's stretches hold no names)
 LONG_UTTERANCE_S = 1.0
 STRETCH_TYPES = frozenset({"command"})
+#: ...and a claim whisper read there itself (not guessed) at least ``STRETCH_CLAIM_MIN``
+#: sure. In a ringing room under 15 dB babble (bench/table --rt60 0.5, 3baa35a) Alice's
+#: "four nines" was said four times and never taken: babble held the gate open for 2-5 s
+#: around it, the whole read as nothing ("one two three four"), its loudest words "four
+#: nines" at 0.69 and 0.76; the game was given up. Chatter's "three threes" of 2026-12-03
+#: was whisper-constrained's, before the listener's head checked every reading
+STRETCH_CLAIM = True
+STRETCH_CLAIM_MIN = 0.5
 #: ...and one read whole as a bare call only the head heard (guessed) is read from its
 #: loudest words too: a call naming its caller there is taken. Under 15 dB babble Rob's
 #: "Rob, cheat!" (piper, deep) ended a second of babble, was read whole "cheat" (0.02-0.04,
@@ -212,10 +220,14 @@ def _name_unfinished(heard: Heard) -> Heard | None:
     return replace(heard, intent=replace(intent, caller=None))
 
 
-def _from_stretch(intent: Intent) -> bool:
-    """Whether ``intent``, read from a long utterance's loudest words, is taken (see
-    ``LONG_UTTERANCE_S``)."""
-    return intent.type in STRETCH_TYPES or (intent.type == "call" and intent.caller is not None)
+def _from_stretch(heard: Heard) -> bool:
+    """Whether ``heard``, read from a long utterance's loudest words, is taken (see
+    ``LONG_UTTERANCE_S`` and ``STRETCH_CLAIM``)."""
+    intent = heard.intent
+    if intent.type in STRETCH_TYPES or (intent.type == "call" and intent.caller is not None):
+        return True
+    sure = (heard.utterance.confidence or 0.0) >= STRETCH_CLAIM_MIN
+    return STRETCH_CLAIM and intent.type == "claim" and not heard.guessed and sure
 
 
 def _command_first(heard: Heard) -> bool:
@@ -502,7 +514,7 @@ class Recognizer:
             self._last_read, self._last_name = "name", heard.intent.name
         if heard is None:
             words = self._loudest_words(segment)
-            if words is not None and _from_stretch(words.intent):
+            if words is not None and _from_stretch(words):
                 return words
         if heard is None:
             self._last_read = "nothing"
