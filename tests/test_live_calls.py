@@ -309,3 +309,23 @@ def test_a_bare_call_read_early_and_faintly_waits_for_its_final_even_with_its_sp
     assert table.act(calls.hear(early)) == []
     final = heard(1.0, 1.6, CLAIM)
     assert table.act(calls.hear(final)) == [("claim", None, 1.0)]
+
+
+def test_the_next_words_read_early_as_a_bare_call_keep_the_call_waiting_for_its_name(table, calls):
+    """ "Cheat, ... player four!" in a ringing room: "cheat" read whole at the pause, then
+    "play-" read early as "liar" (a bare call of its own onset), then the two read joined as
+    Dev's call. The early bare call is no second call yet: the first keeps waiting for its
+    name, and "Who called?" is not asked over it. A second caller's bare call, read whole,
+    comes after the first, which is asked about."""
+    assert table.act(calls.hear(heard(1.0, 1.3, call()))) == []
+    assert table.act(calls.hear(heard(1.6, 1.9, call(), partial=True))) == []
+    assert calls.waiting is not None
+    assert table.act(calls.hear(heard(1.0, 2.4, call("Dev"), partial=True))) == [
+        ("call", "Dev", 1.0)
+    ]
+    table.phase, other, calls = "play", Table(), CallAssembler(lambda: "play")
+    assert other.act(calls.hear(heard(1.0, 1.3, call()))) == []
+    assert other.act(calls.hear(heard(1.6, 1.9, call(), partial=True))) == []
+    acted = other.act(calls.hear(heard(1.6, 2.0, call())))
+    assert acted == [("call", None, 1.0)]  # the first by onset; the second now waits
+    assert calls.waiting is not None and calls.waiting.utterance.start == 1.6

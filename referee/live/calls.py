@@ -130,8 +130,17 @@ class CallAssembler:
             is_call = heard.intent.type == "call"
             if is_call and heard.utterance.start == call.utterance.start:
                 pass  # the same call, now with its caller's name (or its final)
-            elif heard.utterance.partial and not is_call and not self._early_claim(heard):
-                self.waiting = call  # still listening for the name
+            elif (
+                heard.utterance.partial
+                and not self._early_claim(heard)
+                and (not is_call or (self._bare(heard) and heard.speaker is None))
+            ):
+                # still listening for the name: the next words read early as a bare call
+                # are often the name itself, half heard ("cheat, ... player four!": "liar"
+                # at the pause in "play-", in a ringing room, and "Who called?" was asked
+                # over "player four"; bench/table --rt60 0.5); a second caller's bare call
+                # is acted on at its final, after this one
+                self.waiting = call
             else:
                 yield from self._act(call)  # anything else said comes after the call
         speaker = heard.speaker  # a voice profile told who said it
