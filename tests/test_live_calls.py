@@ -323,9 +323,10 @@ def test_the_next_words_read_early_as_a_bare_call_keep_the_call_waiting_for_its_
     assert table.act(calls.hear(heard(1.0, 2.4, call("Dev"), partial=True))) == [
         ("call", "Dev", 1.0)
     ]
-    table.phase, other, calls = "play", Table(), CallAssembler(lambda: "play")
-    assert other.act(calls.hear(heard(1.0, 1.3, call()))) == []
-    assert other.act(calls.hear(heard(1.6, 1.9, call(), partial=True))) == []
-    acted = other.act(calls.hear(heard(1.6, 2.0, call())))
+    other = Table()
+    fresh = CallAssembler(lambda: "play")  # the phase held: the second call is still new
+    assert other.act(fresh.hear(heard(1.0, 1.3, call()))) == []
+    assert other.act(fresh.hear(heard(1.6, 1.9, call(), partial=True))) == []
+    acted = other.act(fresh.hear(heard(1.6, 2.0, call())))
     assert acted == [("call", None, 1.0)]  # the first by onset; the second now waits
-    assert calls.waiting is not None and calls.waiting.utterance.start == 1.6
+    assert fresh.waiting is not None and fresh.waiting.utterance.start == 1.6

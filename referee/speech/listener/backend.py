@@ -344,7 +344,7 @@ class ListenerBackend(ConstrainedWhisperBackend):
             # Not for a call the head hears a name in and the free reading has none: the
             # second reading, held to the table's phrases, finds the name ("cheat, Alice!"
             # in 20 dB noise, bench/speech), and a call names its caller only as whisper does
-            free = "" if result.no_speech_prob > self.no_speech_max else self._text(result)
+            free = self._free(result)
             said = interpret(free, self.ctx) if free else None
             naming = self._naming(free) if kind == "call" else None
             unnamed = kind == "call" and p["named"][1] >= 0.5 and not naming
@@ -370,6 +370,10 @@ class ListenerBackend(ConstrainedWhisperBackend):
                 return made
         return base if heard is None else self._checked(base, heard, p)
 
+    def _free(self, result) -> str:
+        """Whisper's free reading of ``result``; "" where it heard no speech."""
+        return "" if result.no_speech_prob > self.no_speech_max else self._text(result)
+
     def _short_call(self, kind: str, sure: float, p: dict[str, np.ndarray], result) -> bool:
         """Whether whisper's free reading (``result``) is one word or none and no call,
         where the head hears a call (see ``SHORT_CALL``)."""
@@ -379,7 +383,7 @@ class ListenerBackend(ConstrainedWhisperBackend):
             return False
         if self._claim_p(p) >= SHORT_CALL_CLAIMS:
             return False
-        free = "" if result.no_speech_prob > self.no_speech_max else self._text(result)
+        free = self._free(result)
         if len(free.split()) > 1:
             return False
         said = interpret(free, self.ctx) if free else None
@@ -551,9 +555,9 @@ class ListenerBackend(ConstrainedWhisperBackend):
         reading."""
         if not RANK_DUE_MEND or len(self.ctx.legal_ranks) != 1 or "claim" not in self.ctx.intents:
             return None
-        if result.no_speech_prob > self.no_speech_max:
+        free = self._free(result)
+        if not free:
             return None
-        free = self._text(result)
         read = parse(free, self.ctx.players)
         confidence = reading_confidence(result.scores[0], result)
         if read.type != "claim" or read.rank in (*self.ctx.legal_ranks, self.ctx.last_rank):

@@ -527,7 +527,8 @@ class Maker:
         level = 10 ** (rng.uniform(-32, -16) / 20)
         if text:
             speech, voice = speak(text, rng)
-            if self.rooms is not None and rng.random() < (self.ring or 0.3):
+            share = 0.3 if self.ring is None else self.ring  # (--ring 0: no room at all)
+            if self.rooms is not None and rng.random() < share:
                 tail = 0.3 if self.ring is None else rng.uniform(0.3, 0.7)
                 speech = self.rooms.apply(speech, rng, tail_s=tail)
             speech = speech * (level / max(rms(speech), 1e-6))
